@@ -1,0 +1,36 @@
+# make run   — start PostgreSQL if needed, serve on a demo organization, print its API key
+# make test  — the whole suite against real PostgreSQL (what .ci/run calls)
+SHELL := /bin/bash
+GO ?= go
+DB = $$(scripts/db.sh)
+
+.PHONY: build run test vet fuzz bench bench-delivery clean
+
+build:
+	$(GO) build -o bin/outreachd ./cmd/outreachd
+
+run: build
+	DATABASE_URL="$(DB)" bin/outreachd serve --demo
+
+test: build
+	$(GO) vet ./...
+	DATABASE_URL="$(DB)" $(GO) test -count=1 -timeout 12m ./...
+
+# A short run of every fuzz target (the seeds also run in make test).
+fuzz:
+	@grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do \
+	  pkg=./$$(dirname $$f); \
+	  for t in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=15s $$pkg || exit 1; \
+	  done; \
+	done
+
+# Go benchmarks against real PostgreSQL; figures go to docs/performance.md.
+bench: build
+	DATABASE_URL="$(DB)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout 30m ./bench/...
+
+bench-delivery: build
+	DATABASE_URL="$(DB)" $(GO) run ./bench/cmd/loaddriver -mode delivery
+
+clean:
+	rm -rf bin

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"outreachd/outreach"
+)
+
+// readBody reads the whole (size-capped) request body.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, fmt.Errorf("request body exceeds %d bytes: %w", tooBig.Limit, outreach.ErrInvalid)
+		}
+		return nil, fmt.Errorf("read request body: %w", outreach.ErrInvalid)
+	}
+	return body, nil
+}
+
+// decodeJSON decodes a request body strictly into v: exactly one JSON value, no unknown fields,
+// right types. Every failure wraps outreach.ErrInvalid with a message naming the problem.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(body, v)
+}
+
+func decodeStrict(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("request body is empty; a JSON object is required: %w", outreach.ErrInvalid)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", describeJSONError(err), outreach.ErrInvalid)
+	}
+	if dec.More() {
+		return fmt.Errorf("request body holds more than one JSON value: %w", outreach.ErrInvalid)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("request body holds trailing data after the JSON value: %w", outreach.ErrInvalid)
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return "malformed JSON at byte " + strconv.FormatInt(syn.Offset, 10) + ": " + syn.Error()
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return "request body must be a JSON " + jsonKind(typ.Type.Kind().String()) + ", got " + typ.Value
+		}
+		return "field " + strconv.Quote(typ.Field) + " must be " + jsonKind(typ.Type.Kind().String()) + ", got " + typ.Value
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "malformed JSON: unexpected end of body"
+	default:
+		// json's unknown-field error reads `json: unknown field "x"`.
+		msg := err.Error()
+		if len(msg) > 6 && msg[:6] == "json: " {
+			msg = msg[6:]
+		}
+		return msg
+	}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	default:
+		return "a " + goKind
+	}
+}
+
+// queryInt reads an optional integer query parameter within [lo, hi].
+func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return 0, fmt.Errorf("query parameter %s must be an integer, got %q: %w", name, raw, outreach.ErrInvalid)
+	}
+	if n < lo || n > hi {
+		return 0, fmt.Errorf("query parameter %s must be between %d and %d, got %d: %w", name, lo, hi, n, outreach.ErrInvalid)
+	}
+	return n, nil
+}
+
+// Page is a parsed limit/offset pair.
+type Page struct {
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+	Total  int `json:"total"`
+}
+
+// parsePage reads limit (default 50, max maxLimit) and offset (default 0).
+func parsePage(r *http.Request, maxLimit int) (Page, error) {
+	limit, err := queryInt(r, "limit", 50, 1, maxLimit)
+	if err != nil {
+		return Page{}, err
+	}
+	offset, err := queryInt(r, "offset", 0, 0, 1_000_000_000)
+	if err != nil {
+		return Page{}, err
+	}
+	return Page{Limit: limit, Offset: offset}, nil
+}

@@ -1,0 +1,133 @@
+// Package api is outreachd's HTTP face: the keyed v1 API under /api/v1, the two webhook
+// endpoints under /api/webhooks, health, readiness and metrics. It authenticates, scopes and
+// rate-limits requests, decodes and validates input, calls storage and the domain, and maps
+// every error to an HTTP answer in one place (errors.go). It holds no SQL.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"outreachd/storage"
+)
+
+// Config is the API's share of the service configuration.
+type Config struct {
+	// PublicURL is the origin clients reach the service at, without a trailing slash.
+	PublicURL string
+	// RateLimitPerMinute is the default per-organization budget of keyed requests.
+	RateLimitPerMinute int
+	// InboxRateLimitPerMinute is the separate budget of GET /inbox.
+	InboxRateLimitPerMinute int
+	// MaxBodyBytes caps every request body.
+	MaxBodyBytes int64
+}
+
+func (c *Config) setDefaults() {
+	if c.RateLimitPerMinute == 0 {
+		c.RateLimitPerMinute = 120
+	}
+	if c.InboxRateLimitPerMinute == 0 {
+		c.InboxRateLimitPerMinute = 30
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 2 << 20
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+}
+
+// Deps are the parts the API calls besides the store. Each may be nil in tests that do not
+// exercise it; the handlers that need a missing one answer 503.
+type Deps struct {
+	Logger *slog.Logger
+	// Metrics serves GET /metrics.
+	Metrics http.Handler
+	// Registry receives the HTTP request metrics; nil means none are kept.
+	Registry prometheus.Registerer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Extra lets other packages mount routes (the delivery hub's destinations API, say)
+	// without this package importing them. Each is called with the keyed /api/v1 router
+	// (auth and rate limit applied) and the root router.
+	Extra []func(v1, root *mux.Router, h Helpers)
+}
+
+// Server holds the dependencies of every handler.
+type Server struct {
+	store *storage.Store
+	deps  Deps
+	cfg   Config
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// NewServer builds the API.
+func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
+	cfg.setDefaults()
+	s := &Server{store: store, deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+// Handler returns the router with every route mounted.
+func (s *Server) Handler() http.Handler {
+	root := mux.NewRouter()
+	if s.deps.Registry != nil {
+		root.Use(newHTTPMetrics(s.deps.Registry).middleware)
+	}
+	root.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, codeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	root.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusMethodNotAllowed, codeInvalidRequest, "method "+r.Method+" is not allowed on "+r.URL.Path)
+	})
+	root.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	}).Methods(http.MethodGet)
+	root.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
+	if s.deps.Metrics != nil {
+		root.Handle("/metrics", s.deps.Metrics).Methods(http.MethodGet)
+	}
+	root.PathPrefix("/mcp").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotImplemented, "not_implemented", "the assistant (MCP) server is not available in this version of outreachd")
+	})
+
+	v1 := root.PathPrefix("/api/v1").Subrouter()
+	v1.NotFoundHandler = root.NotFoundHandler
+	v1.MethodNotAllowedHandler = root.MethodNotAllowedHandler
+	v1.Use(s.authenticate, s.rateLimit(bucketDefault))
+	s.routes(v1, root)
+	for _, mount := range s.deps.Extra {
+		mount(v1, root, s.helpers())
+	}
+
+	return s.limitBody(root)
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"outreachd/storage"
+)
+
+// Config is every setting of the service, read once from the environment (decisions.md §1).
+type Config struct {
+	DatabaseURL              string
+	HTTPAddr                 string
+	PublicURL                string
+	RateLimitPerMinute       int
+	InboxRateLimitPerMinute  int
+	DeliveryTimeout          time.Duration
+	DeliveryRetrySchedule    []time.Duration
+	AllowPrivateDestinations bool
+	// SecretsKey seals destination signing secrets at rest (32 bytes, base64 or hex).
+	SecretsKey string
+	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
+	SimulatorSeed  int64
+	SimulatorSpeed float64
+	LogLevel       string
+}
+
+// loadConfig reads the environment, then lets flags on fs override it. extra may register more
+// flags on the same set before parsing.
+func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
+	c := Config{
+		DatabaseURL:              os.Getenv("DATABASE_URL"),
+		HTTPAddr:                 envOr("HTTP_ADDR", "127.0.0.1:8080"),
+		PublicURL:                os.Getenv("PUBLIC_URL"),
+		AllowPrivateDestinations: false,
+		SecretsKey:               os.Getenv("SECRETS_KEY"),
+		LogLevel:                 envOr("LOG_LEVEL", "info"),
+	}
+	var err error
+	if c.RateLimitPerMinute, err = envInt("RATE_LIMIT_PER_MINUTE", 120); err != nil {
+		return c, err
+	}
+	if c.InboxRateLimitPerMinute, err = envInt("INBOX_RATE_LIMIT_PER_MINUTE", 30); err != nil {
+		return c, err
+	}
+	if c.DeliveryTimeout, err = time.ParseDuration(envOr("DELIVERY_TIMEOUT", "10s")); err != nil || c.DeliveryTimeout <= 0 {
+		return c, fmt.Errorf("DELIVERY_TIMEOUT must be a positive Go duration like 10s")
+	}
+	if c.DeliveryRetrySchedule, err = parseSchedule(envOr("DELIVERY_RETRY_SCHEDULE", "0s,30s,5m,30m")); err != nil {
+		return c, err
+	}
+	if v := os.Getenv("ALLOW_PRIVATE_DESTINATIONS"); v != "" {
+		if c.AllowPrivateDestinations, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("ALLOW_PRIVATE_DESTINATIONS must be true or false, got %q", v)
+		}
+	}
+	seed, err := envInt("SIMULATOR_SEED", 42)
+	if err != nil {
+		return c, err
+	}
+	c.SimulatorSeed = int64(seed)
+	if c.SimulatorSpeed, err = strconv.ParseFloat(envOr("SIMULATOR_SPEED", "60"), 64); err != nil || c.SimulatorSpeed < 0 {
+		return c, fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
+	}
+
+	fs := flag.NewFlagSet("outreachd", flag.ContinueOnError)
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "PostgreSQL connection string (DATABASE_URL)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "listen address (HTTP_ADDR)")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "public origin (PUBLIC_URL)")
+	if extra != nil {
+		extra(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.HTTPAddr
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.DatabaseURL == "" {
+		return c, fmt.Errorf("DATABASE_URL is not set (make run sets it to a local PostgreSQL)")
+	}
+	return c, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s must be a positive integer, got %q", name, v)
+	}
+	return n, nil
+}
+
+// parseSchedule reads DELIVERY_RETRY_SCHEDULE: the delay before each attempt, comma-separated.
+func parseSchedule(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("DELIVERY_RETRY_SCHEDULE: %q is not a non-negative Go duration", part)
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("DELIVERY_RETRY_SCHEDULE must list at least one delay")
+	}
+	return out, nil
+}
+
+func openStore(ctx context.Context, c Config) (*storage.Store, error) {
+	return storage.Open(ctx, c.DatabaseURL, storage.Config{})
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"outreachd/api"
+	"outreachd/storage"
+)
+
+// worker is a background loop that runs until its context is cancelled.
+type worker struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// app is everything serve builds, so tests of the wiring and the demo set-up share one shape.
+type app struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *storage.Store
+	registry *prometheus.Registry
+	apiDeps  api.Deps
+	workers  []worker
+}
+
+func runServe(ctx context.Context, args []string) error {
+	var demo bool
+	cfg, err := loadConfig(args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&demo, "demo", false, "create (or reuse) a demo organization and print a fresh read_write API key")
+	})
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+
+	a := &app{cfg: cfg, log: log, store: st, registry: prometheus.NewRegistry()}
+	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.apiDeps = api.Deps{
+		Logger:   log,
+		Registry: a.registry,
+		Metrics:  promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}),
+	}
+	if err := a.wire(ctx); err != nil {
+		return err
+	}
+	srv, err := api.NewServer(st, a.apiDeps, api.Config{
+		PublicURL:               cfg.PublicURL,
+		RateLimitPerMinute:      cfg.RateLimitPerMinute,
+		InboxRateLimitPerMinute: cfg.InboxRateLimitPerMinute,
+	})
+	if err != nil {
+		return err
+	}
+	if demo {
+		if err := a.setUpDemo(ctx, os.Stdout); err != nil {
+			return fmt.Errorf("demo set-up: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL)
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	errs := make(chan error, len(a.workers)+1)
+	for _, w := range a.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
+				errs <- fmt.Errorf("worker %s: %w", w.name, err)
+			}
+		}()
+	}
+	go func() {
+		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs <- fmt.Errorf("http: %w", err)
+		}
+	}()
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+		log.Error("stopping after a failure", "err", runErr)
+	}
+	// Drain HTTP first so no new work arrives, then stop the workers.
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(shutCtx)
+	stopWork()
+	wg.Wait()
+	log.Info("stopped")
+	return runErr
+}
+
+// wire builds the background parts (enrichment, delivery, engine) and adds their workers and
+// routes. Each part is constructed from the configuration alone.
+func (a *app) wire(ctx context.Context) error {
+	a.workers = append(a.workers, worker{name: "janitor", run: a.janitor})
+	return nil
+}
+
+// janitor prunes finished rate-limit windows.
+func (a *app) janitor(ctx context.Context) error {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
+				a.log.Warn("prune rate windows", "err", err)
+			}
+		}
+	}
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}

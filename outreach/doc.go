@@ -1,0 +1,6 @@
+// Package outreach is the domain of outreachd: identifiers, timestamps, statuses, lead keys,
+// hard filters, intake field names, reply rules and the event catalog.
+//
+// It performs no I/O and imports no other package of this module; storage, api, delivery and
+// engine build on it.
+package outreach

@@ -1,0 +1,52 @@
+package outreach
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"strings"
+	"time"
+)
+
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+// NewID returns prefix + "_" + 26 lowercase base32 characters: a 48-bit millisecond time
+// followed by 80 random bits, so ids of one kind sort roughly by creation time and never collide
+// in practice.
+func NewID(prefix string) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixMilli())<<16)
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// ValidID reports whether s looks like an id of the given prefix; handlers use it to answer
+// 404 for ids that cannot exist without asking the database.
+func ValidID(prefix, s string) bool {
+	if !strings.HasPrefix(s, prefix+"_") || len(s) != len(prefix)+1+26 {
+		return false
+	}
+	for _, c := range s[len(prefix)+1:] {
+		if !strings.ContainsRune("0123456789abcdefghjkmnpqrstvwxyz", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// TimeLayout is the one timestamp form of the API and of events: ISO 8601, UTC, milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t in TimeLayout.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// FormatTimePtr renders t, or returns nil for a nil or zero time (JSON null).
+func FormatTimePtr(t *time.Time) *string {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	s := FormatTime(*t)
+	return &s
+}

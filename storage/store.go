@@ -1,0 +1,115 @@
+// Package storage is outreachd's PostgreSQL layer: the embedded schema migrations, the queries of
+// every resource, and the transactions through which a business change and the domain events it
+// causes are committed together (the outbox).
+//
+// It knows nothing of HTTP; callers pass organization ids explicitly and every query is scoped
+// by them, so one organization can never read another's rows through this package.
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"outreachd/outreach"
+)
+
+// Config tunes the connection pool.
+type Config struct {
+	// MaxConns caps the pool; 0 means 4 per core with a floor of 8 (pgxpool's default is too small
+	// for the API and the delivery workers sharing one pool).
+	MaxConns int32
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxConns == 0 {
+		c.MaxConns = 24
+	}
+}
+
+// Store is the handle every other package uses to reach PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url and checks that it answers.
+func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
+	cfg.setDefaults()
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = cfg.MaxConns
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Pool exposes the pgx pool for packages that run their own queries (delivery workers,
+// watermill subscribers).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close releases every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping reports whether the database answers; /readyz uses it.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Tx is one business transaction. Events emitted on it are written to the outbox inside the
+// same transaction just before it commits, so a change and its events exist together or not at all.
+type Tx struct {
+	pgx.Tx
+	events []outreach.Event
+}
+
+// Emit queues ev for the outbox of this transaction.
+func (tx *Tx) Emit(ev outreach.Event) { tx.events = append(tx.events, ev) }
+
+// InTx runs fn in a transaction and commits it with its events. A failing fn, or a cancelled
+// ctx, rolls back; the rollback uses a context that cannot be cancelled so that a client hanging
+// up never leaves a transaction open on the server.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	ptx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	tx := &Tx{Tx: ptx}
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := publishEvents(ctx, ptx, tx.events); err != nil {
+		return err
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// notFound turns pgx.ErrNoRows into outreach.ErrNotFound so callers decide with errors.Is.
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, outreach.ErrNotFound)
+	}
+	return err
+}
