@@ -1,0 +1,350 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// MaxDestinationsPerOrg is the contract's limit (api-v1 §8): the eleventh is refused.
+const MaxDestinationsPerOrg = 10
+
+// Destination kinds (the CHECK of 010_delivery.sql).
+const (
+	DestinationHTTPS = "https"
+	DestinationSlack = "slack"
+)
+
+// DestinationsChannel is the LISTEN/NOTIFY channel told the organization id after any change
+// to its destinations, so the delivery pipeline can drop what it cached for that organization.
+const DestinationsChannel = "destinations_changed"
+
+// Destination is one event destination of an organization. Secrets are only ever held here
+// sealed (delivery.SecretBox); storage never sees them in the clear.
+type Destination struct {
+	ID    string
+	OrgID string
+	Name  string
+	Kind  string
+	// URL is the HTTPS endpoint, or a Slack incoming-webhook URL; "" for a Slack bot destination.
+	URL              string
+	SlackChannel     string
+	SlackTokenSealed *string
+	SecretSealed     *string
+	// Events holds the selected kinds, or exactly ["all"].
+	Events              []string
+	Enabled             bool
+	ConsecutiveFailures int
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+const destinationColumns = `id, org_id, name, kind, url, coalesce(slack_channel, ''), slack_token_sealed,
+	events, secret_sealed, enabled, consecutive_failures, created_at, updated_at`
+
+func scanDestination(row pgx.Row) (Destination, error) {
+	var d Destination
+	err := row.Scan(&d.ID, &d.OrgID, &d.Name, &d.Kind, &d.URL, &d.SlackChannel, &d.SlackTokenSealed,
+		&d.Events, &d.SecretSealed, &d.Enabled, &d.ConsecutiveFailures, &d.CreatedAt, &d.UpdatedAt)
+	return d, err
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// notifyDestinations tells listeners, when tx commits, that orgID's destinations changed.
+func notifyDestinations(ctx context.Context, tx *Tx, orgID string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, DestinationsChannel, orgID)
+	return err
+}
+
+// CreateDestination inserts d (its ID and timestamps are assigned here). The organization row
+// is locked while counting, so concurrent creations cannot together pass the limit of ten.
+func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destination, error) {
+	d.ID = outreach.NewID("dst")
+	if len(d.Events) == 0 {
+		d.Events = []string{string(outreach.EventsAll)}
+	}
+	var out Destination
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var id string
+		if err := tx.QueryRow(ctx, `SELECT id FROM orgs WHERE id = $1 FOR UPDATE`, d.OrgID).Scan(&id); err != nil {
+			return notFound(err, "org "+d.OrgID)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM destinations WHERE org_id = $1`, d.OrgID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= MaxDestinationsPerOrg {
+			return fmt.Errorf("the organization already has %d destinations, the maximum; delete one before adding another: %w",
+				n, outreach.ErrInvalid)
+		}
+		var err error
+		out, err = scanDestination(tx.QueryRow(ctx, `INSERT INTO destinations
+			(id, org_id, name, kind, url, slack_channel, slack_token_sealed, events, secret_sealed, enabled)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+destinationColumns,
+			d.ID, d.OrgID, d.Name, d.Kind, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events,
+			d.SecretSealed, d.Enabled))
+		if err != nil {
+			return err
+		}
+		return notifyDestinations(ctx, tx, d.OrgID)
+	})
+	if err != nil {
+		return Destination{}, fmt.Errorf("create destination: %w", err)
+	}
+	return out, nil
+}
+
+// GetDestination reads one destination of orgID; another organization's is not found.
+func (s *Store) GetDestination(ctx context.Context, orgID, id string) (Destination, error) {
+	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
+		FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id))
+	if err != nil {
+		return Destination{}, notFound(err, "destination "+id)
+	}
+	return d, nil
+}
+
+// DestinationByID reads a destination of any organization. Only the operator CLI may use it:
+// it is the one query here not scoped by an organization.
+func (s *Store) DestinationByID(ctx context.Context, id string) (Destination, error) {
+	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
+		FROM destinations WHERE id = $1`, id))
+	if err != nil {
+		return Destination{}, notFound(err, "destination "+id)
+	}
+	return d, nil
+}
+
+// ListDestinations returns every destination of orgID, oldest first (the order they were added).
+func (s *Store) ListDestinations(ctx context.Context, orgID string) ([]Destination, error) {
+	return s.queryDestinations(ctx, `SELECT `+destinationColumns+` FROM destinations
+		WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+}
+
+// ListActiveDestinations returns the enabled destinations of orgID: the ones events fan out to.
+func (s *Store) ListActiveDestinations(ctx context.Context, orgID string) ([]Destination, error) {
+	return s.queryDestinations(ctx, `SELECT `+destinationColumns+` FROM destinations
+		WHERE org_id = $1 AND enabled ORDER BY created_at, id`, orgID)
+}
+
+func (s *Store) queryDestinations(ctx context.Context, sql string, args ...any) ([]Destination, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list destinations: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Destination, error) { return scanDestination(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list destinations: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateDestination reads the destination under a row lock, lets change edit it, and writes the
+// mutable fields back (ID, OrgID, Kind and the counters are kept). change must not do I/O: it
+// runs while the row is locked. An error from change aborts without writing anything.
+func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change func(*Destination) error) (Destination, error) {
+	var out Destination
+	err := s.InTx(ctx, func(tx *Tx) error {
+		d, err := scanDestination(tx.QueryRow(ctx, `SELECT `+destinationColumns+`
+			FROM destinations WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
+		if err != nil {
+			return notFound(err, "destination "+id)
+		}
+		if err := change(&d); err != nil {
+			return err
+		}
+		if len(d.Events) == 0 {
+			d.Events = []string{string(outreach.EventsAll)}
+		}
+		out, err = scanDestination(tx.QueryRow(ctx, `UPDATE destinations SET name = $3, url = $4,
+			slack_channel = $5, slack_token_sealed = $6, events = $7, secret_sealed = $8, enabled = $9,
+			consecutive_failures = CASE WHEN $9 AND NOT enabled THEN 0 ELSE consecutive_failures END,
+			updated_at = now()
+			WHERE org_id = $1 AND id = $2 RETURNING `+destinationColumns,
+			orgID, id, d.Name, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events, d.SecretSealed, d.Enabled))
+		if err != nil {
+			return err
+		}
+		return notifyDestinations(ctx, tx, orgID)
+	})
+	if err != nil {
+		return Destination{}, fmt.Errorf("update destination: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteDestination removes a destination with its deliveries and attempt history.
+func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id)
+		if err != nil {
+			return fmt.Errorf("delete destination: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
+		}
+		return notifyDestinations(ctx, tx, orgID)
+	})
+}
+
+// ServiceKey returns the service's own key called name, generating n random bytes and storing
+// them the first time. created reports that this call made it. Concurrent first calls agree on
+// one key: the insert that loses the race reads the winner's.
+func (s *Store) ServiceKey(ctx context.Context, name string, n int) (key []byte, created bool, err error) {
+	fresh := make([]byte, n)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, false, err
+	}
+	err = s.pool.QueryRow(ctx, `INSERT INTO service_keys (name, value) VALUES ($1, $2)
+		ON CONFLICT (name) DO NOTHING RETURNING value`, name, fresh).Scan(&key)
+	if err == nil {
+		return key, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, fmt.Errorf("service key %s: %w", name, err)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT value FROM service_keys WHERE name = $1`, name).Scan(&key); err != nil {
+		return nil, false, fmt.Errorf("service key %s: %w", name, err)
+	}
+	return key, false, nil
+}
+
+// AttemptLogEntry is one row of delivery_attempts as the Event Destinations view shows it.
+type AttemptLogEntry struct {
+	ID              int64
+	DeliveryID      *string // nil for a test send
+	DestinationID   string
+	EventID         string
+	EventKind       string
+	Attempt         int
+	Trigger         string // scheduled, manual or test
+	At              time.Time
+	URL             string
+	StatusCode      int // 0 when no HTTP answer came
+	Error           *string
+	DurationMS      int
+	ResponseExcerpt *string
+	NextAttemptAt   *time.Time
+}
+
+const attemptColumns = `id, delivery_id, destination_id, event_id, event_kind, attempt, trigger, at, url,
+	status_code, error, duration_ms, response_excerpt, next_attempt_at`
+
+func scanAttempt(row pgx.Row) (AttemptLogEntry, error) {
+	var a AttemptLogEntry
+	err := row.Scan(&a.ID, &a.DeliveryID, &a.DestinationID, &a.EventID, &a.EventKind, &a.Attempt, &a.Trigger,
+		&a.At, &a.URL, &a.StatusCode, &a.Error, &a.DurationMS, &a.ResponseExcerpt, &a.NextAttemptAt)
+	return a, err
+}
+
+// LastAttempts returns the newest attempt of each of destIDs (of any trigger, tests included:
+// the view shows what last happened at the endpoint). Destinations never tried are absent.
+func (s *Store) LastAttempts(ctx context.Context, orgID string, destIDs []string) (map[string]AttemptLogEntry, error) {
+	out := make(map[string]AttemptLogEntry, len(destIDs))
+	if len(destIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM (
+		SELECT DISTINCT ON (destination_id) * FROM delivery_attempts
+		WHERE org_id = $1 AND destination_id = ANY($2)
+		ORDER BY destination_id, at DESC, id DESC) last`, orgID, destIDs)
+	if err != nil {
+		return nil, fmt.Errorf("last attempts: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+	if err != nil {
+		return nil, fmt.Errorf("last attempts: %w", err)
+	}
+	for _, a := range list {
+		out[a.DestinationID] = a
+	}
+	return out, nil
+}
+
+// AttemptLog pages through a destination's attempts, newest first, and counts them all.
+// The caller checks first that the destination belongs to orgID (GetDestination).
+func (s *Store) AttemptLog(ctx context.Context, orgID, destID string, limit, offset int) ([]AttemptLogEntry, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE org_id = $1 AND destination_id = $2`,
+		orgID, destID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("attempt log: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts
+		WHERE org_id = $1 AND destination_id = $2 ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`,
+		orgID, destID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("attempt log: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("attempt log: %w", err)
+	}
+	return list, total, nil
+}
+
+// DeliveryLogEntry is one row of deliveries without its payload.
+type DeliveryLogEntry struct {
+	ID             string
+	DestinationID  string
+	EventID        string
+	EventKind      string
+	Status         string // pending, succeeded, failed
+	Attempts       int
+	MaxAttempts    int
+	NextAttemptAt  *time.Time
+	EmittedAt      time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	DeliveredAt    *time.Time
+	LastStatusCode *int
+	LastError      *string
+}
+
+// DeliveryLogQuery filters DeliveryLog; zero fields do not filter. From and To bound created_at
+// (From inclusive, To exclusive).
+type DeliveryLogQuery struct {
+	DestinationID string
+	Status        string
+	From, To      *time.Time
+	Limit, Offset int
+}
+
+// DeliveryLog pages through the organization's deliveries, newest first, and counts the matches.
+func (s *Store) DeliveryLog(ctx context.Context, orgID string, q DeliveryLogQuery) ([]DeliveryLogEntry, int, error) {
+	where := `WHERE org_id = $1 AND ($2 = '' OR destination_id = $2) AND ($3 = '' OR status = $3)
+		AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)`
+	args := []any{orgID, q.DestinationID, q.Status, q.From, q.To}
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries `+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("delivery log: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, destination_id, event_id, event_kind, status, attempts, max_attempts,
+		next_attempt_at, emitted_at, created_at, updated_at, delivered_at, last_status_code, last_error
+		FROM deliveries `+where+` ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`,
+		append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("delivery log: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeliveryLogEntry, error) {
+		var d DeliveryLogEntry
+		err := r.Scan(&d.ID, &d.DestinationID, &d.EventID, &d.EventKind, &d.Status, &d.Attempts, &d.MaxAttempts,
+			&d.NextAttemptAt, &d.EmittedAt, &d.CreatedAt, &d.UpdatedAt, &d.DeliveredAt, &d.LastStatusCode, &d.LastError)
+		return d, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("delivery log: %w", err)
+	}
+	return list, total, nil
+}

@@ -1,0 +1,278 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+func newOrg(t *testing.T, st *storage.Store) string {
+	t.Helper()
+	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.ID
+}
+
+func httpsDest(orgID, name string) storage.Destination {
+	return storage.Destination{OrgID: orgID, Name: name, Kind: storage.DestinationHTTPS,
+		URL: "https://example.com/hook/" + name, Events: []string{"reply_received"}, Enabled: true}
+}
+
+func TestDestinationLimitUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org := newOrg(t, st)
+	// 25 concurrent creations: exactly ten may win, whatever the interleaving.
+	var wg sync.WaitGroup
+	errs := make(chan error, 25)
+	for i := range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := st.CreateDestination(ctx, httpsDest(org, fmt.Sprint(i)))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	ok, refused := 0, 0
+	for err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, outreach.ErrInvalid):
+			refused++
+		default:
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	if ok != storage.MaxDestinationsPerOrg || refused != 15 {
+		t.Fatalf("created %d, refused %d; want 10 and 15", ok, refused)
+	}
+	list, err := st.ListDestinations(ctx, org)
+	if err != nil || len(list) != 10 {
+		t.Fatalf("list: %d, %v", len(list), err)
+	}
+	// Another organization has its own ten.
+	if _, err := st.CreateDestination(ctx, httpsDest(newOrg(t, st), "other")); err != nil {
+		t.Fatalf("other org: %v", err)
+	}
+}
+
+func TestDestinationCRUDScopedByOrg(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, other := newOrg(t, st), newOrg(t, st)
+	sealed := "v1:sealed"
+	in := httpsDest(org, "a")
+	in.SecretSealed = &sealed
+	d, err := st.CreateDestination(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !outreach.ValidID("dst", d.ID) || d.OrgID != org || *d.SecretSealed != sealed || !d.Enabled ||
+		len(d.Events) != 1 || d.Events[0] != "reply_received" || d.CreatedAt.IsZero() {
+		t.Fatalf("created %+v", d)
+	}
+	if _, err := st.GetDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+		t.Fatalf("cross-org get: %v", err)
+	}
+	if _, err := st.UpdateDestination(ctx, other, d.ID, func(*storage.Destination) error { return nil }); !errors.Is(err, outreach.ErrNotFound) {
+		t.Fatalf("cross-org update: %v", err)
+	}
+	if err := st.DeleteDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+		t.Fatalf("cross-org delete: %v", err)
+	}
+
+	// A refused change writes nothing.
+	if _, err := st.UpdateDestination(ctx, org, d.ID, func(x *storage.Destination) error {
+		x.Name = "changed"
+		return fmt.Errorf("nope: %w", outreach.ErrInvalid)
+	}); !errors.Is(err, outreach.ErrInvalid) {
+		t.Fatalf("refused change: %v", err)
+	}
+	if got, _ := st.GetDestination(ctx, org, d.ID); got.Name != "a" {
+		t.Fatalf("refused change was written: %q", got.Name)
+	}
+
+	u, err := st.UpdateDestination(ctx, org, d.ID, func(x *storage.Destination) error {
+		x.Name, x.Enabled, x.Events, x.SecretSealed = "renamed", false, nil, nil
+		x.Kind, x.OrgID = "slack", other // ignored: not mutable
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Name != "renamed" || u.Enabled || u.Events[0] != "all" || u.SecretSealed != nil || u.Kind != "https" || u.OrgID != org {
+		t.Fatalf("updated %+v", u)
+	}
+	active, _ := st.ListActiveDestinations(ctx, org)
+	if len(active) != 0 {
+		t.Fatalf("disabled destination listed as active: %+v", active)
+	}
+	if err := st.DeleteDestination(ctx, org, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GetDestination(ctx, org, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
+
+func TestDestinationChangesAreNotified(t *testing.T) {
+	t.Parallel()
+	url := testenv.DatabaseURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := storage.Open(ctx, url, storage.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+storage.DestinationsChannel); err != nil {
+		t.Fatal(err)
+	}
+	org := newOrg(t, st)
+	d, err := st.CreateDestination(ctx, httpsDest(org, "n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"create", func() error { return nil }},
+		{"update", func() error {
+			_, err := st.UpdateDestination(ctx, org, d.ID, func(*storage.Destination) error { return nil })
+			return err
+		}},
+		{"delete", func() error { return st.DeleteDestination(ctx, org, d.ID) }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			t.Fatalf("%s: no notification: %v", s.name, err)
+		}
+		if n.Channel != storage.DestinationsChannel || n.Payload != org {
+			t.Fatalf("%s: notification %+v", s.name, n)
+		}
+	}
+}
+
+func TestServiceKeyIsGeneratedOnce(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	k1, created, err := st.ServiceKey(ctx, "secrets_key", 32)
+	if err != nil || !created || len(k1) != 32 {
+		t.Fatalf("first: %x %v %v", k1, created, err)
+	}
+	k2, created, err := st.ServiceKey(ctx, "secrets_key", 32)
+	if err != nil || created || !bytes.Equal(k1, k2) {
+		t.Fatalf("second: %x %v %v", k2, created, err)
+	}
+}
+
+func TestAttemptAndDeliveryLogs(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, other := newOrg(t, st), newOrg(t, st)
+	d1, _ := st.CreateDestination(ctx, httpsDest(org, "one"))
+	d2, _ := st.CreateDestination(ctx, httpsDest(org, "two"))
+	d3, _ := st.CreateDestination(ctx, httpsDest(org, "never"))
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	pool := st.Pool()
+	mustExec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three deliveries to d1: failed, succeeded, pending; one to d2.
+	for i, status := range []string{"failed", "succeeded", "pending"} {
+		mustExec(`INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key, status,
+			attempts, emitted_at, created_at) VALUES ($1, $2, $3, $4, 'invite_sent', '{}', $5, $6, 1, $7, $7)`,
+			fmt.Sprintf("dlv_%d", i), org, d1.ID, fmt.Sprintf("evt_%d", i), []byte{byte(i)}, status, base.Add(time.Duration(i)*time.Hour))
+	}
+	mustExec(`INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key, status,
+		emitted_at, created_at) VALUES ('dlv_x', $1, $2, 'evt_x', 'invite_sent', '{}', '\x09', 'failed', $3, $3)`, org, d2.ID, base)
+	for i := range 5 {
+		mustExec(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger,
+			at, url, status_code, error, duration_ms) VALUES ('dlv_0', $1, $2, 'evt_0', 'invite_sent', $3, 'scheduled', $4,
+			'https://example.com', $5, $6, 12)`, d1.ID, org, i+1, base.Add(time.Duration(i)*time.Minute), 500+i, "HTTP 50x")
+	}
+	mustExec(`INSERT INTO delivery_attempts (destination_id, org_id, event_id, event_kind, attempt, trigger, at, url,
+		status_code, error, duration_ms) VALUES ($1, $2, 'evt_t', 'reply_received', 1, 'test', $3, 'https://example.com', 0, 'connection refused', 3)`,
+		d2.ID, org, base)
+
+	last, err := st.LastAttempts(ctx, org, []string{d1.ID, d2.ID, d3.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(last) != 2 || last[d1.ID].Attempt != 5 || last[d1.ID].StatusCode != 504 ||
+		last[d2.ID].StatusCode != 0 || *last[d2.ID].Error != "connection refused" || last[d2.ID].DeliveryID != nil {
+		t.Fatalf("last attempts %+v", last)
+	}
+	if other, _ := st.LastAttempts(ctx, other, []string{d1.ID}); len(other) != 0 {
+		t.Fatalf("another org sees attempts: %+v", other)
+	}
+
+	page, total, err := st.AttemptLog(ctx, org, d1.ID, 2, 1)
+	if err != nil || total != 5 || len(page) != 2 || page[0].Attempt != 4 || page[1].Attempt != 3 {
+		t.Fatalf("attempt log: %+v total %d %v", page, total, err)
+	}
+
+	from, to := base.Add(30*time.Minute), base.Add(2*time.Hour)
+	cases := []struct {
+		name  string
+		q     storage.DeliveryLogQuery
+		want  []string
+		total int
+	}{
+		{"all newest first", storage.DeliveryLogQuery{Limit: 10}, []string{"dlv_2", "dlv_1", "dlv_x", "dlv_0"}, 4},
+		{"by destination", storage.DeliveryLogQuery{DestinationID: d2.ID, Limit: 10}, []string{"dlv_x"}, 1},
+		{"by status", storage.DeliveryLogQuery{Status: "failed", Limit: 10}, []string{"dlv_x", "dlv_0"}, 2},
+		{"range, to exclusive", storage.DeliveryLogQuery{From: &from, To: &to, Limit: 10}, []string{"dlv_1"}, 1},
+		{"paged", storage.DeliveryLogQuery{Limit: 1, Offset: 1}, []string{"dlv_1"}, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, total, err := st.DeliveryLog(ctx, org, c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, d := range got {
+				ids = append(ids, d.ID)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(c.want) || total != c.total {
+				t.Fatalf("got %v total %d; want %v total %d", ids, total, c.want, c.total)
+			}
+		})
+	}
+	if got, total, _ := st.DeliveryLog(ctx, other, storage.DeliveryLogQuery{Limit: 10}); len(got) != 0 || total != 0 {
+		t.Fatalf("another org sees deliveries: %d", total)
+	}
+}
