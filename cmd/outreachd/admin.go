@@ -198,7 +198,6 @@ func notYet(what string) adminCommand {
 }
 
 var (
-	adminCampaignSetStatus = notYet("admin campaign set-status")
 	adminDestinationCreate = notYet("admin destination create")
 	adminDestinationList   = notYet("admin destination list")
 	adminDestinationTest   = notYet("admin destination test")

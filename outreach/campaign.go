@@ -1,0 +1,510 @@
+package outreach
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // timezone names validate the same on every host, with or without /usr/share/zoneinfo
+	"unicode/utf8"
+)
+
+// CampaignStatus is the lifecycle state of a campaign (decisions §4).
+type CampaignStatus string
+
+// Campaign statuses. The API only ever creates drafts; the operator (the application's launch
+// button, `admin campaign set-status`) moves them on.
+const (
+	CampaignDraft     CampaignStatus = "draft"
+	CampaignActive    CampaignStatus = "active"
+	CampaignPaused    CampaignStatus = "paused"
+	CampaignCompleted CampaignStatus = "completed"
+	CampaignArchived  CampaignStatus = "archived"
+)
+
+// campaignMoves lists the allowed transitions. Completed and archived are closed (no new leads,
+// 409); archived is final. A running campaign is paused or completed before it is archived, so
+// nothing is archived while it still sends.
+var campaignMoves = map[CampaignStatus][]CampaignStatus{
+	CampaignDraft:     {CampaignActive, CampaignArchived},
+	CampaignActive:    {CampaignPaused, CampaignCompleted},
+	CampaignPaused:    {CampaignActive, CampaignCompleted, CampaignArchived},
+	CampaignCompleted: {CampaignArchived},
+	CampaignArchived:  nil,
+}
+
+// ParseCampaignStatus accepts exactly the five status names.
+func ParseCampaignStatus(s string) (CampaignStatus, error) {
+	if _, ok := campaignMoves[CampaignStatus(s)]; !ok {
+		return "", invalidf("status %q is not one of draft, active, paused, completed, archived", s)
+	}
+	return CampaignStatus(s), nil
+}
+
+// CanBecome reports whether a campaign in status s may move to next. Staying put is allowed
+// (it changes nothing), so repeating a command is harmless.
+func (s CampaignStatus) CanBecome(next CampaignStatus) bool {
+	if s == next {
+		return true
+	}
+	for _, m := range campaignMoves[s] {
+		if m == next {
+			return true
+		}
+	}
+	return false
+}
+
+// Closed reports a campaign that can no longer take leads (api-v1 §3.2: HTTP 409).
+func (s CampaignStatus) Closed() bool { return s == CampaignCompleted || s == CampaignArchived }
+
+// Outreach types as stored and as created; reads show outbound as "connect" (decisions §4).
+const (
+	OutreachOutbound = "outbound"
+	OutreachInbound  = "inbound"
+	outreachConnect  = "connect"
+)
+
+// ParseOutreachType reads the create value: "" (outbound), outbound or inbound. "connect", the
+// read value of outbound, is accepted too, so a campaign read from the API can be sent back.
+func ParseOutreachType(s string) (string, error) {
+	switch s {
+	case "", OutreachOutbound, outreachConnect:
+		return OutreachOutbound, nil
+	case OutreachInbound:
+		return OutreachInbound, nil
+	}
+	return "", invalidf("outreach_type %q must be outbound or inbound", s)
+}
+
+// OutreachTypeView is the read value of a stored outreach type.
+func OutreachTypeView(stored string) string {
+	if stored == OutreachOutbound {
+		return outreachConnect
+	}
+	return stored
+}
+
+// SourceTypes are the values of source_type (api-v1 §4.6).
+var SourceTypes = []string{"custom_list", "linkedin_search", "sales_navigator", "search_url",
+	"post_engagers", "post_commenters", "post_keywords", "website_visitors"}
+
+// ValidSourceType reports whether s is one of SourceTypes.
+func ValidSourceType(s string) bool {
+	for _, v := range SourceTypes {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Campaign limits and defaults (api-v1 §2.1, §8).
+const (
+	MaxCampaignNameLen = 200
+	DefaultDailyLimit  = 20
+	MaxDailyLimit      = 500
+)
+
+// ValidateCampaignName trims and checks a campaign name.
+func ValidateCampaignName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" {
+		return "", invalidf("name is required and must not be blank")
+	}
+	if utf8.RuneCountInString(n) > MaxCampaignNameLen {
+		return "", invalidf("name is longer than %d characters", MaxCampaignNameLen)
+	}
+	if strings.ContainsFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", invalidf("name must not contain control characters")
+	}
+	return n, nil
+}
+
+// ValidateDailyLimit checks a daily_limit; nil means the default.
+func ValidateDailyLimit(v *int) (int, error) {
+	if v == nil {
+		return DefaultDailyLimit, nil
+	}
+	if *v < 1 || *v > MaxDailyLimit {
+		return 0, invalidf("daily_limit must be between 1 and %d, got %d", MaxDailyLimit, *v)
+	}
+	return *v, nil
+}
+
+// weekdays are the names workingDays uses, in ISO order: index+1 is the ISO weekday (Monday 1).
+var weekdays = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+
+// Schedule is when a campaign may send. WorkingDays holds lowercase English day names in week
+// order; StartTime and EndTime are "HH:MM" (24-hour) in Timezone, start before end, so a window
+// never crosses midnight.
+type Schedule struct {
+	Timezone    string   `json:"timezone"`
+	WorkingDays []string `json:"workingDays"`
+	StartTime   string   `json:"startTime"`
+	EndTime     string   `json:"endTime"`
+}
+
+// DefaultSchedule is every day from 06:00 to 23:00 UTC (api-v1 §2.1).
+func DefaultSchedule() Schedule {
+	return Schedule{Timezone: "UTC", WorkingDays: append([]string(nil), weekdays...), StartTime: "06:00", EndTime: "23:00"}
+}
+
+// ParseSchedule reads a schedule object; absent keys keep their defaults and null or an empty
+// document is the default schedule. workingDays takes day names (full or three letters, any
+// case) or ISO numbers 1 (Monday) to 7 (Sunday), mixed freely; duplicates collapse.
+func ParseSchedule(raw []byte) (Schedule, error) {
+	s := DefaultSchedule()
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return s, nil
+	}
+	var in struct {
+		Timezone    *string           `json:"timezone"`
+		WorkingDays []json.RawMessage `json:"workingDays"`
+		StartTime   *string           `json:"startTime"`
+		EndTime     *string           `json:"endTime"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return Schedule{}, invalidf("schedule: %s (keys: timezone, workingDays, startTime, endTime)", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if in.Timezone != nil {
+		tz := *in.Timezone
+		if tz == "" || tz == "Local" || len(tz) > 64 {
+			return Schedule{}, invalidf("schedule.timezone %q is not an IANA time zone name such as Europe/Berlin", tz)
+		}
+		if _, err := time.LoadLocation(tz); err != nil {
+			return Schedule{}, invalidf("schedule.timezone %q is not an IANA time zone name such as Europe/Berlin", tz)
+		}
+		s.Timezone = tz
+	}
+	if in.WorkingDays != nil {
+		days, err := parseWorkingDays(in.WorkingDays)
+		if err != nil {
+			return Schedule{}, err
+		}
+		s.WorkingDays = days
+	}
+	for _, f := range []struct {
+		name string
+		in   *string
+		out  *string
+	}{{"startTime", in.StartTime, &s.StartTime}, {"endTime", in.EndTime, &s.EndTime}} {
+		if f.in == nil {
+			continue
+		}
+		if _, ok := clockMinutes(*f.in); !ok {
+			return Schedule{}, invalidf("schedule.%s %q must be a 24-hour time HH:MM, e.g. 09:30", f.name, *f.in)
+		}
+		*f.out = *f.in
+	}
+	start, _ := clockMinutes(s.StartTime)
+	end, _ := clockMinutes(s.EndTime)
+	if start >= end {
+		return Schedule{}, invalidf("schedule.startTime %s must be before schedule.endTime %s (windows cannot cross midnight)", s.StartTime, s.EndTime)
+	}
+	return s, nil
+}
+
+func parseWorkingDays(raw []json.RawMessage) ([]string, error) {
+	if len(raw) == 0 {
+		return nil, invalidf("schedule.workingDays is empty; a campaign needs at least one day to send on")
+	}
+	if len(raw) > 7*3 {
+		return nil, invalidf("schedule.workingDays has %d entries; list each day once", len(raw))
+	}
+	set := map[int]bool{}
+	for i, r := range raw {
+		var n int
+		var name string
+		switch {
+		case bytes.Equal(r, []byte("null")):
+			return nil, invalidf("schedule.workingDays[%d] is null; use a day name or a number 1-7", i)
+		case json.Unmarshal(r, &n) == nil:
+			if n < 1 || n > 7 {
+				return nil, invalidf("schedule.workingDays[%d] = %d; numbers must be 1 (Monday) to 7 (Sunday)", i, n)
+			}
+		case json.Unmarshal(r, &name) == nil:
+			n = dayNumber(name)
+			if n == 0 {
+				return nil, invalidf("schedule.workingDays[%d] %q is not a day name such as monday or mon", i, name)
+			}
+		default:
+			return nil, invalidf("schedule.workingDays[%d] must be a day name or a number 1-7, got %s", i, r)
+		}
+		set[n] = true
+	}
+	var out []string
+	for i, d := range weekdays {
+		if set[i+1] {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func dayNumber(name string) int {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for i, d := range weekdays {
+		if n == d || n == d[:3] {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// clockMinutes reads "HH:MM" (exactly two digits each) as minutes after midnight.
+func clockMinutes(s string) (int, bool) {
+	if len(s) != 5 || s[2] != ':' {
+		return 0, false
+	}
+	h, err1 := strconv.Atoi(s[:2])
+	m, err2 := strconv.Atoi(s[3:])
+	if err1 != nil || err2 != nil || h < 0 || h > 23 || m < 0 || m > 59 || s[0] == '+' || s[3] == '+' {
+		return 0, false
+	}
+	return h*60 + m, true
+}
+
+// Sequence step types. Waiting is not a step: every step says how many days after the previous
+// one it runs (delay_days).
+const (
+	StepConnect = "connect" // the connection request, with an optional note
+	StepMessage = "message" // a message to a connected person
+)
+
+// Sequence limits. A LinkedIn invitation note holds 300 characters and a message 8,000.
+const (
+	MaxSequenceSteps      = 20
+	MaxStepDelayDays      = 90
+	MaxConnectNoteLen     = 300
+	MaxMessageTextLen     = 8000
+	MaxStepAttachments    = 5
+	MaxAttachmentURLLen   = 2048
+	MaxAttachmentNameLen  = 255
+	maxAttachmentCTypeLen = 100
+)
+
+// Attachment is a file linked from a message step. Only https links to non-executable files
+// survive ParseSequence.
+type Attachment struct {
+	URL         string `json:"url"`
+	Name        string `json:"name,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// SequenceStep is one step of a campaign's sequence; Attachments is never nil so every step
+// has one shape.
+type SequenceStep struct {
+	Type        string       `json:"type"`
+	DelayDays   int          `json:"delay_days"`
+	Text        string       `json:"text"`
+	Attachments []Attachment `json:"attachments"`
+}
+
+// StrippedAttachment reports an attachment ParseSequence removed: where it was (step and index
+// within the step's attachments, both from 0), what it pointed at and why it went.
+type StrippedAttachment struct {
+	Step   int    `json:"step"`
+	Index  int    `json:"index"`
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+// ParseSequence reads and validates a sequence for a campaign of outreachType (stored form).
+// Malformed steps are refused (ErrInvalid); unsafe attachments are removed and reported, so a
+// sequence is never refused only because one file link was bad. Null or absent is empty.
+//
+// Outbound campaigns start with the connection request: at most one connect step, first; when
+// there is none the request goes out without a note before step 0. Inbound campaigns message
+// people already connected, so they have no connect step.
+func ParseSequence(raw []byte, outreachType string) ([]SequenceStep, []StrippedAttachment, error) {
+	steps := []SequenceStep{}
+	stripped := []StrippedAttachment{}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return steps, stripped, nil
+	}
+	var in []struct {
+		Type        string            `json:"type"`
+		DelayDays   *int              `json:"delay_days"`
+		Text        string            `json:"text"`
+		Attachments []json.RawMessage `json:"attachments"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, nil, invalidf("sequence must be an array of steps {type, delay_days, text, attachments}: %s",
+			strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if len(in) > MaxSequenceSteps {
+		return nil, nil, invalidf("sequence has %d steps, at most %d are allowed", len(in), MaxSequenceSteps)
+	}
+	for i, st := range in {
+		step := SequenceStep{Type: st.Type, Text: st.Text, Attachments: []Attachment{}}
+		if st.DelayDays != nil {
+			step.DelayDays = *st.DelayDays
+		}
+		if step.DelayDays < 0 || step.DelayDays > MaxStepDelayDays {
+			return nil, nil, invalidf("sequence[%d].delay_days must be between 0 and %d, got %d", i, MaxStepDelayDays, step.DelayDays)
+		}
+		switch st.Type {
+		case StepConnect:
+			if outreachType == OutreachInbound {
+				return nil, nil, invalidf("sequence[%d] is a connect step, but an inbound campaign messages people already connected", i)
+			}
+			if i != 0 {
+				return nil, nil, invalidf("sequence[%d] is a connect step; the connection request can only be the first step", i)
+			}
+			if utf8.RuneCountInString(st.Text) > MaxConnectNoteLen {
+				return nil, nil, invalidf("sequence[%d].text is longer than the %d characters of an invitation note", i, MaxConnectNoteLen)
+			}
+			if len(st.Attachments) > 0 {
+				return nil, nil, invalidf("sequence[%d] is a connect step; invitation notes cannot carry attachments", i)
+			}
+		case StepMessage:
+			if strings.TrimSpace(st.Text) == "" {
+				return nil, nil, invalidf("sequence[%d].text is required on a message step", i)
+			}
+			if utf8.RuneCountInString(st.Text) > MaxMessageTextLen {
+				return nil, nil, invalidf("sequence[%d].text is longer than %d characters", i, MaxMessageTextLen)
+			}
+		default:
+			return nil, nil, invalidf("sequence[%d].type %q must be connect or message", i, st.Type)
+		}
+		for j, rawAtt := range st.Attachments {
+			var a Attachment
+			d := json.NewDecoder(bytes.NewReader(rawAtt))
+			d.DisallowUnknownFields()
+			if err := d.Decode(&a); err != nil {
+				return nil, nil, invalidf("sequence[%d].attachments[%d] must be an object {url, name, content_type}: %s",
+					i, j, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			reason := attachmentProblem(a)
+			if reason == "" && len(step.Attachments) == MaxStepAttachments {
+				reason = fmt.Sprintf("a step carries at most %d attachments", MaxStepAttachments)
+			}
+			if reason != "" {
+				stripped = append(stripped, StrippedAttachment{Step: i, Index: j, URL: clip(a.URL, 200), Reason: reason})
+				continue
+			}
+			step.Attachments = append(step.Attachments, a)
+		}
+		steps = append(steps, step)
+	}
+	return steps, stripped, nil
+}
+
+// blockedExtensions are files that run code when opened, or pages that run script in a browser.
+var blockedExtensions = map[string]bool{
+	".exe": true, ".com": true, ".scr": true, ".pif": true, ".msi": true, ".msp": true, ".dll": true,
+	".cpl": true, ".bat": true, ".cmd": true, ".ps1": true, ".vbs": true, ".vbe": true, ".js": true,
+	".mjs": true, ".jse": true, ".wsf": true, ".hta": true, ".lnk": true, ".reg": true, ".sh": true,
+	".jar": true, ".apk": true, ".dmg": true, ".app": true, ".html": true, ".htm": true, ".xhtml": true,
+	".shtml": true, ".svg": true, ".php": true,
+}
+
+// blockedTypes are the media types of the same files.
+var blockedTypes = map[string]bool{
+	"text/html": true, "application/xhtml+xml": true, "image/svg+xml": true,
+	"application/javascript": true, "text/javascript": true, "application/x-javascript": true,
+	"application/ecmascript": true, "text/ecmascript": true,
+	"application/x-msdownload": true, "application/x-msdos-program": true, "application/x-msi": true,
+	"application/x-ms-installer": true, "application/vnd.microsoft.portable-executable": true,
+	"application/x-executable": true, "application/x-dosexec": true, "application/x-sh": true,
+	"application/x-shellscript": true, "text/x-shellscript": true, "application/x-bat": true,
+	"application/java-archive": true, "application/x-java-archive": true, "application/hta": true,
+	"application/vnd.android.package-archive": true, "application/x-apple-diskimage": true,
+}
+
+// attachmentProblem says why an attachment is unsafe, or "" when it may stay.
+func attachmentProblem(a Attachment) string {
+	switch {
+	case a.URL == "":
+		return "url is missing"
+	case len(a.URL) > MaxAttachmentURLLen:
+		return fmt.Sprintf("url is longer than %d characters", MaxAttachmentURLLen)
+	case strings.ContainsFunc(a.URL, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "url contains spaces or control characters"
+	case utf8.RuneCountInString(a.Name) > MaxAttachmentNameLen:
+		return fmt.Sprintf("name is longer than %d characters", MaxAttachmentNameLen)
+	case strings.ContainsFunc(a.Name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return "name contains control characters"
+	case len(a.ContentType) > maxAttachmentCTypeLen:
+		return "content_type is over-long"
+	}
+	u, err := url.Parse(a.URL)
+	if err != nil {
+		return "url cannot be parsed"
+	}
+	if u.Scheme != "https" {
+		if u.Scheme == "" {
+			return "url is not absolute; only https links are allowed"
+		}
+		return "url scheme " + u.Scheme + " is not allowed; only https links are"
+	}
+	if u.Hostname() == "" {
+		return "url has no host"
+	}
+	if u.User != nil {
+		return "url carries credentials"
+	}
+	for _, p := range []string{u.Path, a.Name} {
+		if ext := strings.ToLower(path.Ext(strings.TrimRight(p, "/. "))); blockedExtensions[ext] {
+			return "file type " + ext + " is executable or script"
+		}
+	}
+	if a.ContentType != "" {
+		mt, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(a.ContentType)), ";")
+		mt = strings.TrimSpace(mt)
+		if blockedTypes[mt] {
+			return "content_type " + mt + " is executable or script"
+		}
+		if !strings.Contains(mt, "/") {
+			return "content_type " + strconv.Quote(a.ContentType) + " is not a media type"
+		}
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Outcome is what PATCH /prospects/{id} marks on a prospect (api-v1 §4.5).
+type Outcome string
+
+// Outcomes.
+const (
+	OutcomeBooked     Outcome = "booked"
+	OutcomeConverted  Outcome = "converted"
+	OutcomeInterested Outcome = "interested"
+	OutcomeLost       Outcome = "lost"
+)
+
+// ParseOutcome accepts exactly the four outcome names.
+func ParseOutcome(s string) (Outcome, error) {
+	switch o := Outcome(s); o {
+	case OutcomeBooked, OutcomeConverted, OutcomeInterested, OutcomeLost:
+		return o, nil
+	}
+	return "", invalidf("outcome %q must be one of booked, converted, interested, lost", s)
+}
+
+// What marking an outcome did: recorded now, or recorded before and left alone.
+const (
+	OutcomeWritten    = "written"
+	OutcomeAlreadySet = "already_set"
+)

@@ -1,0 +1,408 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// Campaign is one campaign with its settings. ProspectCounts holds only statuses that occur.
+type Campaign struct {
+	ID             string
+	OrgID          string
+	Name           string
+	Status         outreach.CampaignStatus
+	OutreachType   string // stored form: outbound or inbound
+	SourceType     *string
+	SourceConfig   json.RawMessage // nil when none
+	DailyLimit     int
+	Schedule       outreach.Schedule
+	Sequence       []outreach.SequenceStep
+	HardFilters    outreach.HardFilters
+	AISettings     json.RawMessage
+	AccountIDs     []string
+	StartedAt      *time.Time
+	CompletedAt    *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ProspectCounts map[string]int
+}
+
+// NewCampaign is what a create request carries, already validated by the domain parsers.
+// HardFilters are the campaign's own; CreateCampaign stamps the organization's defaults on.
+type NewCampaign struct {
+	Name         string
+	OutreachType string
+	SourceType   *string
+	SourceConfig json.RawMessage
+	DailyLimit   int
+	Schedule     outreach.Schedule
+	Sequence     []outreach.SequenceStep
+	HardFilters  outreach.HardFilters
+}
+
+const campaignColumns = `id, org_id, name, status, outreach_type, source_type, source_config, daily_limit,
+	schedule, sequence, hard_filters, ai_settings, account_ids, started_at, completed_at, created_at, updated_at`
+
+func scanCampaign(row pgx.Row) (Campaign, error) {
+	var c Campaign
+	var status string
+	var schedule, sequence, filters []byte
+	err := row.Scan(&c.ID, &c.OrgID, &c.Name, &status, &c.OutreachType, &c.SourceType, &c.SourceConfig,
+		&c.DailyLimit, &schedule, &sequence, &filters, &c.AISettings, &c.AccountIDs,
+		&c.StartedAt, &c.CompletedAt, &c.CreatedAt, &c.UpdatedAt)
+	if err != nil {
+		return Campaign{}, err
+	}
+	c.Status = outreach.CampaignStatus(status)
+	if err := json.Unmarshal(schedule, &c.Schedule); err != nil {
+		return Campaign{}, fmt.Errorf("campaign %s schedule: %w", c.ID, err)
+	}
+	if err := json.Unmarshal(sequence, &c.Sequence); err != nil {
+		return Campaign{}, fmt.Errorf("campaign %s sequence: %w", c.ID, err)
+	}
+	for i := range c.Sequence {
+		if c.Sequence[i].Attachments == nil {
+			c.Sequence[i].Attachments = []outreach.Attachment{}
+		}
+	}
+	if c.Sequence == nil {
+		c.Sequence = []outreach.SequenceStep{}
+	}
+	if err := json.Unmarshal(filters, &c.HardFilters); err != nil {
+		return Campaign{}, fmt.Errorf("campaign %s hard_filters: %w", c.ID, err)
+	}
+	if c.AccountIDs == nil {
+		c.AccountIDs = []string{}
+	}
+	c.ProspectCounts = map[string]int{}
+	return c, nil
+}
+
+// orgDefaultFilters reads the organization's default hard filters; a missing organization is
+// ErrNotFound.
+func orgDefaultFilters(ctx context.Context, q pgx.Tx, orgID string) (outreach.HardFilters, error) {
+	var raw []byte
+	if err := q.QueryRow(ctx, `SELECT default_filters FROM orgs WHERE id = $1`, orgID).Scan(&raw); err != nil {
+		return outreach.HardFilters{}, notFound(err, "org "+orgID)
+	}
+	f, err := outreach.ParseHardFilters(raw)
+	if err != nil {
+		// Stored defaults were validated when set; failing here is a server fault, not the client's.
+		return outreach.HardFilters{}, fmt.Errorf("org %s default filters are unreadable: %v", orgID, err)
+	}
+	return f, nil
+}
+
+// CreateCampaign inserts a draft with the organization's default filters stamped onto its own
+// (outreach.HardFilters.Merge); a clash between the two is outreach.ErrInvalidFilters.
+func (s *Store) CreateCampaign(ctx context.Context, orgID string, in NewCampaign) (Campaign, error) {
+	var c Campaign
+	err := s.InTx(ctx, func(tx *Tx) error {
+		defaults, err := orgDefaultFilters(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		merged, err := in.HardFilters.Merge(defaults)
+		if err != nil {
+			return err
+		}
+		c, err = insertCampaign(ctx, tx, orgID, in.Name, in.OutreachType, in.SourceType, in.SourceConfig,
+			in.DailyLimit, in.Schedule, in.Sequence, merged, nil, nil)
+		return err
+	})
+	if err != nil {
+		return Campaign{}, wrapServerErr(err, "create campaign")
+	}
+	return c, nil
+}
+
+func insertCampaign(ctx context.Context, tx *Tx, orgID, name, outreachType string, sourceType *string,
+	sourceConfig json.RawMessage, dailyLimit int, schedule outreach.Schedule, sequence []outreach.SequenceStep,
+	filters outreach.HardFilters, aiSettings json.RawMessage, accountIDs []string,
+) (Campaign, error) {
+	sched, err := json.Marshal(schedule)
+	if err != nil {
+		return Campaign{}, err
+	}
+	if sequence == nil {
+		sequence = []outreach.SequenceStep{}
+	}
+	seq, err := json.Marshal(sequence)
+	if err != nil {
+		return Campaign{}, err
+	}
+	hf, err := json.Marshal(filters)
+	if err != nil {
+		return Campaign{}, err
+	}
+	if aiSettings == nil {
+		aiSettings = json.RawMessage(`{}`)
+	}
+	if accountIDs == nil {
+		accountIDs = []string{}
+	}
+	var cfg any // a nil RawMessage must be SQL NULL, not the JSON text "null"
+	if sourceConfig != nil {
+		cfg = string(sourceConfig)
+	}
+	c, err := scanCampaign(tx.QueryRow(ctx, `INSERT INTO campaigns (id, org_id, name, status, outreach_type,
+		source_type, source_config, daily_limit, schedule, sequence, hard_filters, ai_settings, account_ids)
+		VALUES ($1, $2, $3, 'draft', $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) RETURNING `+campaignColumns,
+		outreach.NewID("cmp"), orgID, name, outreachType, sourceType, cfg, dailyLimit, sched, seq, hf,
+		[]byte(aiSettings), accountIDs))
+	if err != nil {
+		return Campaign{}, err
+	}
+	return c, nil
+}
+
+// GetCampaign reads one campaign of the organization with its prospect counts; another
+// organization's campaign is ErrNotFound.
+func (s *Store) GetCampaign(ctx context.Context, orgID, id string) (Campaign, error) {
+	c, err := scanCampaign(s.pool.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns
+		WHERE id = $1 AND org_id = $2`, id, orgID))
+	if err != nil {
+		return Campaign{}, notFound(err, "campaign "+id)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM prospects WHERE campaign_id = $1 GROUP BY status`, id)
+	if err != nil {
+		return Campaign{}, err
+	}
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
+	if err != nil {
+		return Campaign{}, err
+	}
+	for _, sc := range counts {
+		c.ProspectCounts[sc.Status] = sc.N
+	}
+	return c, nil
+}
+
+type statusCount struct {
+	Status string
+	N      int
+}
+
+// ListCampaigns returns every campaign of the organization, newest first, with prospect counts.
+// The list is not paginated (api-v1 §4.3 states no parameters); an organization has tens of
+// campaigns, not thousands.
+func (s *Store) ListCampaigns(ctx context.Context, orgID string) ([]Campaign, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE org_id = $1
+		ORDER BY created_at DESC, id DESC`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Campaign, error) { return scanCampaign(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list campaigns: %w", err)
+	}
+	if len(out) == 0 {
+		return []Campaign{}, nil
+	}
+	byID := make(map[string]*Campaign, len(out))
+	ids := make([]string, len(out))
+	for i := range out {
+		byID[out[i].ID] = &out[i]
+		ids[i] = out[i].ID
+	}
+	crows, err := s.pool.Query(ctx, `SELECT campaign_id, status, count(*) FROM prospects
+		WHERE campaign_id = ANY($1) GROUP BY campaign_id, status`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var id, status string
+		var n int
+		if err := crows.Scan(&id, &status, &n); err != nil {
+			return nil, err
+		}
+		byID[id].ProspectCounts[status] = n
+	}
+	return out, crows.Err()
+}
+
+// DuplicateCampaign copies a campaign of the organization into a new draft named after it with a
+// copy suffix: "<name> (copy)", then "(copy 2)", "(copy 3)"… whichever is free in the
+// organization. It copies the sequence, schedule, filters (re-stamped with the organization's
+// current defaults), AI settings, LinkedIn seats, outreach and source settings and daily limit;
+// never leads, stats, intake tokens or run dates.
+func (s *Store) DuplicateCampaign(ctx context.Context, orgID, id string) (Campaign, error) {
+	var c Campaign
+	err := s.InTx(ctx, func(tx *Tx) error {
+		// Locking the source serializes concurrent duplicates of it, so they pick distinct names.
+		src, err := scanCampaign(tx.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns
+			WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID))
+		if err != nil {
+			return notFound(err, "campaign "+id)
+		}
+		defaults, err := orgDefaultFilters(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		filters, err := src.HardFilters.Merge(defaults)
+		if err != nil {
+			return err
+		}
+		name, err := copyName(ctx, tx, orgID, src.Name)
+		if err != nil {
+			return err
+		}
+		c, err = insertCampaign(ctx, tx, orgID, name, src.OutreachType, src.SourceType, src.SourceConfig,
+			src.DailyLimit, src.Schedule, src.Sequence, filters, src.AISettings, src.AccountIDs)
+		return err
+	})
+	if err != nil {
+		return Campaign{}, wrapServerErr(err, "duplicate campaign")
+	}
+	return c, nil
+}
+
+// copyName picks the first free "<name> (copy[ n])", shortening name so the result stays within
+// outreach.MaxCampaignNameLen.
+func copyName(ctx context.Context, tx *Tx, orgID, name string) (string, error) {
+	rows, err := tx.Query(ctx, `SELECT name FROM campaigns WHERE org_id = $1 AND starts_with(name, $2)`,
+		orgID, truncateRunes(name, outreach.MaxCampaignNameLen-len(" (copy 100000)")))
+	if err != nil {
+		return "", err
+	}
+	taken := map[string]bool{}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		taken[n] = true
+	}
+	for i := 1; ; i++ {
+		suffix := " (copy)"
+		if i > 1 {
+			suffix = fmt.Sprintf(" (copy %d)", i)
+		}
+		cand := truncateRunes(name, outreach.MaxCampaignNameLen-utf8.RuneCountInString(suffix)) + suffix
+		if !taken[cand] {
+			return cand, nil
+		}
+	}
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n])
+}
+
+// SetCampaignStatus moves a campaign to status after checking the transition
+// (outreach.CampaignStatus.CanBecome). The first move to active stamps started_at and emits
+// campaign_started; a move to completed stamps completed_at and emits campaign_completed; both
+// in the same transaction as the change. Setting the current status again changes nothing.
+func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status outreach.CampaignStatus) (Campaign, error) {
+	if _, err := outreach.ParseCampaignStatus(string(status)); err != nil {
+		return Campaign{}, err
+	}
+	var c Campaign
+	err := s.InTx(ctx, func(tx *Tx) error {
+		cur, err := scanCampaign(tx.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = $1 FOR UPDATE`, campaignID))
+		if err != nil {
+			return notFound(err, "campaign "+campaignID)
+		}
+		if cur.Status == status {
+			c = cur
+			return nil
+		}
+		if !cur.Status.CanBecome(status) {
+			return fmt.Errorf("campaign %s cannot go from %s to %s: %w", campaignID, cur.Status, status, outreach.ErrInvalid)
+		}
+		c, err = scanCampaign(tx.QueryRow(ctx, `UPDATE campaigns SET status = $2, updated_at = now(),
+			started_at = CASE WHEN $2 = 'active' THEN coalesce(started_at, now()) ELSE started_at END,
+			completed_at = CASE WHEN $2 = 'completed' THEN now() ELSE completed_at END
+			WHERE id = $1 RETURNING `+campaignColumns, campaignID, string(status)))
+		if err != nil {
+			return err
+		}
+		var kind outreach.EventKind
+		switch {
+		case status == outreach.CampaignActive && cur.StartedAt == nil:
+			kind = outreach.EventCampaignStarted
+		case status == outreach.CampaignCompleted:
+			kind = outreach.EventCampaignCompleted
+		default:
+			return nil
+		}
+		stats, err := campaignStats(ctx, tx, c.OrgID, campaignID)
+		if err != nil {
+			return err
+		}
+		at := c.UpdatedAt
+		tx.Emit(outreach.NewEvent(kind, c.OrgID, at, outreach.EventData{
+			Campaign: &outreach.CampaignBlock{ID: c.ID, Name: c.Name, Stats: &stats},
+		}))
+		return nil
+	})
+	if err != nil {
+		return Campaign{}, wrapServerErr(err, "set campaign status")
+	}
+	return c, nil
+}
+
+// Activity kinds the campaign stats count, named after the counters of the daily analytics row
+// (api-v1 §2.8). Bookings and conversions are also written by PATCH /prospects/{id}.
+const (
+	ActivityInviteSent         = "invite_sent"
+	ActivityConnectionAccepted = "connection_accepted"
+	ActivityMessageSent        = "message_sent"
+	ActivityReply              = "reply"
+	ActivityBooking            = "booking"
+	ActivityConversion         = "conversion"
+)
+
+// campaignStats computes the lifetime totals carried by campaign events.
+func campaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outreach.CampaignStats, error) {
+	st := outreach.CampaignStats{ProspectsByStatus: map[string]int{}}
+	rows, err := tx.Query(ctx, `SELECT status, count(*) FROM prospects WHERE campaign_id = $1 GROUP BY status`, campaignID)
+	if err != nil {
+		return st, err
+	}
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
+	if err != nil {
+		return st, err
+	}
+	for _, sc := range counts {
+		st.ProspectsByStatus[sc.Status] = sc.N
+		st.Prospects += sc.N
+	}
+	err = tx.QueryRow(ctx, `SELECT
+		count(*) FILTER (WHERE kind = $2),
+		count(*) FILTER (WHERE kind = $3),
+		count(*) FILTER (WHERE kind = $4),
+		count(*) FILTER (WHERE kind = $5),
+		count(*) FILTER (WHERE kind = $5 AND sentiment = 'positive'),
+		count(*) FILTER (WHERE kind = $5 AND sentiment = 'negative'),
+		count(*) FILTER (WHERE kind = $6)
+		FROM activities WHERE org_id = $7 AND campaign_id = $1`, campaignID,
+		ActivityInviteSent, ActivityConnectionAccepted, ActivityMessageSent, ActivityReply, ActivityBooking, orgID,
+	).Scan(&st.InvitesSent, &st.ConnectionsAccepted, &st.MessagesSent, &st.Replies,
+		&st.PositiveReplies, &st.NegativeReplies, &st.Bookings)
+	return st, err
+}
+
+// wrapServerErr adds context to server faults only: a client error already names its problem in
+// words the API shows as they are.
+func wrapServerErr(err error, what string) error {
+	for _, sentinel := range []error{outreach.ErrInvalid, outreach.ErrInvalidFilters, outreach.ErrNotFound} {
+		if errors.Is(err, sentinel) {
+			return err
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,157 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// ProspectQuery selects prospects of one organization; empty fields do not filter.
+type ProspectQuery struct {
+	CampaignID string
+	Status     string
+	Limit      int
+	Offset     int
+}
+
+// ListProspects returns one page of the organization's prospects, newest first, and how many
+// match in all. A campaign of another organization simply matches nothing.
+func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery) ([]Prospect, int, error) {
+	where := []string{"org_id = $1"}
+	args := []any{orgID}
+	if q.CampaignID != "" {
+		args = append(args, q.CampaignID)
+		where = append(where, "campaign_id = $"+strconv.Itoa(len(args)))
+	}
+	if q.Status != "" {
+		args = append(args, q.Status)
+		where = append(where, "status = $"+strconv.Itoa(len(args)))
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM prospects WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count prospects: %w", err)
+	}
+	out := []Prospect{}
+	if total == 0 || q.Offset >= total {
+		return out, total, nil
+	}
+	args = append(args, q.Limit, q.Offset)
+	rows, err := s.pool.Query(ctx, `SELECT `+ProspectColumns+` FROM prospects WHERE `+cond+`
+		ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)-1)+` OFFSET $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list prospects: %w", err)
+	}
+	out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Prospect, error) { return ScanProspect(r) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("list prospects: %w", err)
+	}
+	return out, total, nil
+}
+
+// GetProspect reads one prospect of the organization; another organization's is ErrNotFound.
+func (s *Store) GetProspect(ctx context.Context, orgID, id string) (Prospect, error) {
+	p, err := ScanProspect(s.pool.QueryRow(ctx, `SELECT `+ProspectColumns+` FROM prospects
+		WHERE id = $1 AND org_id = $2`, id, orgID))
+	if err != nil {
+		return Prospect{}, notFound(err, "prospect "+id)
+	}
+	return p, nil
+}
+
+// SetProspectOutcome marks an outcome and says whether it was written now or already set.
+// The prospect row is locked for the whole transaction, so concurrent calls record a booking or
+// a conversion exactly once.
+//
+//   - interested: tags outcome_interested_at.
+//   - lost: tags outcome_lost_at and ends the sequence (sequence_ended_at), which stops all
+//     outreach; the status is left as it was.
+//   - booked: booked_at, ends the sequence, a manual 'booking' activity (booking stats) and a
+//     call_booked event marked manual, in this transaction.
+//   - converted: converted_at and a manual 'conversion' activity.
+func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcome outreach.Outcome) (string, error) {
+	applied := outreach.OutcomeAlreadySet
+	err := s.InTx(ctx, func(tx *Tx) error {
+		p, err := ScanProspect(tx.QueryRow(ctx, `SELECT `+ProspectColumns+` FROM prospects
+			WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID))
+		if err != nil {
+			return notFound(err, "prospect "+id)
+		}
+		var set string
+		var already *time.Time
+		switch outcome {
+		case outreach.OutcomeInterested:
+			set, already = "outcome_interested_at = now()", p.InterestedAt
+		case outreach.OutcomeLost:
+			set, already = "outcome_lost_at = now(), sequence_ended_at = coalesce(sequence_ended_at, now())", p.LostAt
+		case outreach.OutcomeBooked:
+			set, already = "booked_at = now(), sequence_ended_at = coalesce(sequence_ended_at, now())", p.BookedAt
+		case outreach.OutcomeConverted:
+			set, already = "converted_at = now()", p.ConvertedAt
+		default:
+			return fmt.Errorf("outcome %q: %w", outcome, outreach.ErrInvalid)
+		}
+		if already != nil {
+			return nil
+		}
+		applied = outreach.OutcomeWritten
+		var at time.Time
+		if err := tx.QueryRow(ctx, `UPDATE prospects SET `+set+`, updated_at = now() WHERE id = $1 RETURNING now()`, id).Scan(&at); err != nil {
+			return err
+		}
+		switch outcome {
+		case outreach.OutcomeBooked:
+			return recordBooking(ctx, tx, p, at)
+		case outreach.OutcomeConverted:
+			_, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
+				VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, ActivityConversion, at)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return "", wrapServerErr(err, fmt.Sprintf("mark outcome %s on prospect %s", outcome, id))
+	}
+	return applied, nil
+}
+
+// recordBooking writes the booking activity and the manual call_booked event (api-v1 rule 6.2.4).
+func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
+		VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, ActivityBooking, at); err != nil {
+		return err
+	}
+	var campaignName string
+	if err := tx.QueryRow(ctx, `SELECT name FROM campaigns WHERE id = $1`, p.CampaignID).Scan(&campaignName); err != nil {
+		return fmt.Errorf("campaign of prospect %s: %w", p.ID, err)
+	}
+	tx.Emit(outreach.NewEvent(outreach.EventCallBooked, p.OrgID, at, outreach.EventData{
+		Prospect: outcomeProspectBlock(p),
+		Campaign: &outreach.CampaignBlock{ID: p.CampaignID, Name: campaignName},
+		Booking:  &outreach.BookingBlock{Provider: outreach.BookingProviderManual, Title: "Call booked (marked manually)"},
+		Manual:   true,
+	}))
+	return nil
+}
+
+// outcomeProspectBlock is the prospect block of an event (api-v1 §6.3): unknown fields omitted.
+func outcomeProspectBlock(p Prospect) *outreach.ProspectBlock {
+	str := func(v *string) string {
+		if v == nil {
+			return ""
+		}
+		return *v
+	}
+	return &outreach.ProspectBlock{
+		Name: p.Name, LinkedInURL: str(p.LinkedInURL), LinkedInID: p.LinkedInID, LeadID: p.ID,
+		Company: str(p.Company), JobTitle: str(p.Role), Industry: str(p.Industry), Location: str(p.Location),
+		Headline: str(p.Headline), CompanyWebsite: str(p.CompanyWebsite), CompanyLinkedInURL: str(p.CompanyLinkedInURL),
+		CompanySize: str(p.CompanySize), FollowerCount: p.FollowerCount,
+	}
+}
