@@ -1,0 +1,100 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// SentimentSplitFrom is the first UTC day on which replies are split into positive and negative
+// in the daily analytics (api-v1 §4.9); replies before it count only in replies.
+var SentimentSplitFrom = time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
+
+// OrgTotals is the organization analytics of api-v1 §2.9, all time.
+type OrgTotals struct {
+	Campaigns         int
+	TotalProspects    int
+	ProspectsByStatus map[string]int
+}
+
+// OrgAnalytics counts the organization's campaigns and its prospects by status.
+func (s *Store) OrgAnalytics(ctx context.Context, orgID string) (OrgTotals, error) {
+	t := OrgTotals{ProspectsByStatus: map[string]int{}}
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM campaigns WHERE org_id = $1`, orgID).Scan(&t.Campaigns); err != nil {
+		return t, fmt.Errorf("count campaigns: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM prospects WHERE org_id = $1 GROUP BY status`, orgID)
+	if err != nil {
+		return t, fmt.Errorf("count prospects: %w", err)
+	}
+	var status string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&status, &n}, func() error {
+		t.ProspectsByStatus[status] = n
+		t.TotalProspects += n
+		return nil
+	})
+	if err != nil {
+		return t, fmt.Errorf("count prospects: %w", err)
+	}
+	return t, nil
+}
+
+// DailyQuery selects the rows of GET /analytics/daily. From and To are UTC days (inclusive);
+// CampaignID and AccountID are optional filters ("" = all).
+type DailyQuery struct {
+	OrgID      string
+	From, To   time.Time
+	CampaignID string
+	AccountID  string
+}
+
+// DailyRow is one UTC day of api-v1 §2.8.
+type DailyRow struct {
+	Day                 time.Time
+	InvitesSent         int64
+	ConnectionsAccepted int64
+	MessagesSent        int64
+	Replies             int64
+	PositiveReplies     int64
+	NegativeReplies     int64
+	Bookings            int64
+	InvitesWithdrawn    int64
+}
+
+// DailyAnalytics returns one row per UTC day from q.From to q.To, zero-filled, counting only
+// activities of the organization's own campaigns. It reads the activity_daily rollup that
+// triggers keep in step with activities (migration 025), so its cost depends on the number of
+// days, campaigns and accounts, not on the number of activities. A campaign or account of
+// another organization simply matches nothing.
+func (s *Store) DailyAnalytics(ctx context.Context, q DailyQuery) ([]DailyRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT g.day::date,
+		coalesce(sum(d.invites_sent), 0), coalesce(sum(d.connections_accepted), 0),
+		coalesce(sum(d.messages_sent), 0), coalesce(sum(d.replies), 0),
+		CASE WHEN g.day::date >= $6::date THEN coalesce(sum(d.positive_replies), 0) ELSE 0 END,
+		CASE WHEN g.day::date >= $6::date THEN coalesce(sum(d.negative_replies), 0) ELSE 0 END,
+		coalesce(sum(d.bookings), 0), coalesce(sum(d.invites_withdrawn), 0)
+		FROM generate_series($2::date, $3::date, interval '1 day') AS g(day)
+		LEFT JOIN activity_daily d ON d.org_id = $1 AND d.day = g.day::date
+			AND ($4 = '' OR d.campaign_id = $4)
+			AND ($5 = '' OR d.account_id = $5)
+			AND d.campaign_id IN (SELECT c.id FROM campaigns c WHERE c.org_id = $1)
+		GROUP BY g.day ORDER BY g.day`,
+		q.OrgID, q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), q.CampaignID, q.AccountID,
+		SentimentSplitFrom.Format(time.DateOnly))
+	if err != nil {
+		return nil, fmt.Errorf("daily analytics: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DailyRow, error) {
+		var r DailyRow
+		err := row.Scan(&r.Day, &r.InvitesSent, &r.ConnectionsAccepted, &r.MessagesSent, &r.Replies,
+			&r.PositiveReplies, &r.NegativeReplies, &r.Bookings, &r.InvitesWithdrawn)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daily analytics: %w", err)
+	}
+	return out, nil
+}
