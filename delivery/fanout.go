@@ -1,0 +1,235 @@
+package delivery
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	wmetrics "github.com/ThreeDotsLabs/watermill/components/metrics"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// fanoutGroup is the outbox consumer group of the fan-out; every process joins it, and the
+// offsets row lock lets one of them read a batch at a time.
+const fanoutGroup = "fanout"
+
+// newFanoutRouter builds the Watermill router whose one handler expands outbox events into
+// deliveries. The subscriber keeps one transaction open per batch and hands messages out one at
+// a time; the handler writes the deliveries inside that same transaction (wsql.TxFromContext),
+// so they commit together with the consumer offset: an event is fanned out exactly once, and a
+// crash before the commit simply replays the batch. The handler does no HTTP and, with the
+// destination cache warm, one statement per event.
+func (h *Hub) newFanoutRouter() (*message.Router, error) {
+	logger := watermill.NewSlogLogger(h.log)
+	sub, err := wsql.NewSubscriber(wsql.BeginnerFromPgx(h.store.Pool()), wsql.SubscriberConfig{
+		ConsumerGroup:  fanoutGroup,
+		SchemaAdapter:  storage.OutboxSchema(),
+		OffsetsAdapter: storage.OutboxOffsets(),
+		// A failed statement aborts the batch transaction; the handler rolls back to its savepoint
+		// so the resend can succeed, and the deadline is the backstop that ends a stuck batch.
+		AckDeadline:    ptr(15 * time.Second),
+		ResendInterval: 100 * time.Millisecond,
+		BackoffManager: &wakeBackoff{wake: h.wakeOutbox, idle: h.cfg.IdleWake, retry: time.Second, log: logger},
+	}, logger)
+	if err != nil {
+		return nil, fmt.Errorf("fan-out subscriber: %w", err)
+	}
+	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, logger)
+	if err != nil {
+		return nil, err
+	}
+	wmetrics.NewPrometheusMetricsBuilder(h.reg, "outreachd", "watermill").AddPrometheusRouterMetrics(router)
+	router.AddConsumerHandler("delivery_fanout", storage.EventsTopic, sub, h.fanOut)
+	return router, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// wakeBackoff replaces the subscriber's polling sleep: after an empty read it waits for an outbox
+// notification (or idle, in case one was missed) instead of a fixed interval, so an event
+// committed while the fan-out is idle is read at once.
+type wakeBackoff struct {
+	wake  <-chan struct{}
+	idle  time.Duration
+	retry time.Duration
+	log   watermill.LoggerAdapter
+}
+
+func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
+	if err != nil {
+		logger.Error("fan-out: reading the outbox failed", err, nil)
+		return b.retry
+	}
+	if !noMsg {
+		return 0
+	}
+	t := time.NewTimer(b.idle)
+	defer t.Stop()
+	select {
+	case <-b.wake:
+	case <-t.C:
+	}
+	return 0
+}
+
+// fanOut turns one outbox message into deliveries.
+func (h *Hub) fanOut(msg *message.Message) error {
+	ctx := msg.Context()
+	wtx, ok := wsql.TxFromContext(ctx)
+	if !ok {
+		return errors.New("fan-out: message has no subscriber transaction")
+	}
+	ptx, ok := wtx.(*wsql.PgxTx)
+	if !ok {
+		return fmt.Errorf("fan-out: unexpected subscriber transaction %T", wtx)
+	}
+	var ev outreach.Event
+	if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.OrgID == "" || !ev.Kind.Valid() {
+		// The outbox is written only through storage, which validates every event; an unreadable
+		// row can only be corruption, and retrying it forever would stop every organization.
+		h.metrics.poison.Inc()
+		h.log.Error("fan-out: skipping an unreadable outbox message", "uuid", msg.UUID, "err", err)
+		return nil
+	}
+	ev.ID = msg.UUID
+	emitted, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(storage.MetaEmittedAt))
+	if err != nil {
+		emitted = time.Now()
+	}
+
+	// A savepoint lets a failed statement be undone without aborting the batch's transaction.
+	sp, err := ptx.Tx.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("fan-out: savepoint: %w", err)
+	}
+	created, collapsed, err := h.fanOutTx(ctx, sp, ev, msg.Payload, emitted)
+	if err != nil {
+		_ = sp.Rollback(context.WithoutCancel(ctx))
+		return err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return fmt.Errorf("fan-out: release savepoint: %w", err)
+	}
+	h.metrics.created.Add(float64(created))
+	h.metrics.collapsed.Add(float64(collapsed))
+	return nil
+}
+
+func (h *Hub) fanOutTx(ctx context.Context, tx pgx.Tx, ev outreach.Event, payload []byte, emitted time.Time) (int, int, error) {
+	dests, err := h.cache.get(ev.OrgID, func() ([]storage.FanoutDestination, error) {
+		return storage.FanoutDestinations(ctx, tx, ev.OrgID)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	identity, err := payloadIdentity(ev)
+	if err != nil {
+		return 0, 0, err
+	}
+	nd := storage.NewDeliveries{
+		EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: payload, EmittedAt: emitted,
+		MaxAttempts: len(h.cfg.RetrySchedule), DedupeWindow: h.cfg.DedupeWindow,
+	}
+	for _, d := range dests {
+		if !ev.Kind.Matches(d.Events) {
+			continue
+		}
+		nd.IDs = append(nd.IDs, outreach.NewID("dlv"))
+		nd.Destinations = append(nd.Destinations, d.ID)
+		nd.DedupeKeys = append(nd.DedupeKeys, dedupeKey(d.ID, identity))
+	}
+	return storage.InsertDeliveries(ctx, tx, nd)
+}
+
+// payloadIdentity is what makes two payloads "identical" for §6.4's Duplicates: the event kind,
+// the organization and `data`, canonically encoded (sorted keys). The timestamp is left out on
+// purpose: the same fact emitted twice (a retried job, a double click) carries two timestamps,
+// and collapsing exactly those is the point. Distinct facts differ in data (ids, texts, times
+// inside blocks), so they never collapse.
+func payloadIdentity(ev outreach.Event) ([]byte, error) {
+	raw, err := json.Marshal(ev.Data)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	canon, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(string(ev.Kind)+"\x00"+ev.OrgID+"\x00"), canon...), nil
+}
+
+// dedupeKey = sha256(destination id, NUL, payload identity).
+func dedupeKey(destinationID string, identity []byte) []byte {
+	s := sha256.New()
+	s.Write([]byte(destinationID))
+	s.Write([]byte{0})
+	s.Write(identity)
+	return s.Sum(nil)
+}
+
+// destinationCache keeps each organization's enabled destinations for a short while, so the
+// fan-out reads them once per organization rather than once per event. A change notification
+// drops the organization at once; the TTL bounds staleness if a notification is missed.
+type destinationCache struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]cachedDestinations
+	gen uint64 // bumped by every drop, so a load that raced a drop is not kept
+}
+
+type cachedDestinations struct {
+	at    time.Time
+	dests []storage.FanoutDestination
+}
+
+func newDestinationCache(ttl time.Duration) *destinationCache {
+	return &destinationCache{ttl: ttl, m: map[string]cachedDestinations{}}
+}
+
+func (c *destinationCache) get(orgID string, load func() ([]storage.FanoutDestination, error)) ([]storage.FanoutDestination, error) {
+	c.mu.Lock()
+	e, ok := c.m[orgID]
+	gen := c.gen
+	c.mu.Unlock()
+	if ok && time.Since(e.at) < c.ttl {
+		return e.dests, nil
+	}
+	dests, err := load()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.gen == gen {
+		c.m[orgID] = cachedDestinations{at: time.Now(), dests: dests}
+	}
+	c.mu.Unlock()
+	return dests, nil
+}
+
+func (c *destinationCache) drop(orgID string) {
+	c.mu.Lock()
+	delete(c.m, orgID)
+	c.gen++
+	c.mu.Unlock()
+}
+
+func (c *destinationCache) dropAll() {
+	c.mu.Lock()
+	clear(c.m)
+	c.gen++
+	c.mu.Unlock()
+}

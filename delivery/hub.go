@@ -1,0 +1,249 @@
+// Package delivery is the event-delivery hub: it turns the events the API commits to the
+// PostgreSQL outbox into deliveries (fan-out), sends them to each organization's destinations
+// (dispatch), retries on the configured schedule, records every attempt, and exports the metrics
+// operators watch.
+//
+// It must never make an HTTP call from inside the outbox subscriber: the fan-out only writes rows,
+// in the subscriber's own transaction, and dispatchers send them from their own goroutines with a
+// cap per destination, so one slow or dead destination can only ever hold its own slots. The design
+// and its reasons are in docs/decisions/delivery.md.
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"outreachd/adapters/slack"
+	"outreachd/adapters/webhook"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// WebhookSender makes one HTTPS attempt (adapters/webhook.Sender).
+type WebhookSender interface {
+	Send(ctx context.Context, req webhook.Request) webhook.Result
+}
+
+// SlackSender posts one event to a Slack destination (adapters/slack.Sender).
+type SlackSender interface {
+	Send(ctx context.Context, t slack.Target, ev outreach.Event) (slack.Result, error)
+}
+
+// SecretOpener opens sealed destination secrets and Slack tokens (SecretBox).
+type SecretOpener interface {
+	Open(sealed string) (string, error)
+}
+
+// Config tunes the hub. Zero values take the defaults of setDefaults.
+type Config struct {
+	// Timeout bounds one attempt (DELIVERY_TIMEOUT); it also sizes the claim lease.
+	Timeout time.Duration
+	// RetrySchedule is the delay before each attempt (DELIVERY_RETRY_SCHEDULE); its length is the
+	// number of attempts a delivery gets.
+	RetrySchedule []time.Duration
+	// Jitter is the ± fraction applied to each scheduled delay (default 0.1).
+	Jitter float64
+	// FirstAttemptSlots and RetrySlots cap the sends in flight in this process for first attempts
+	// and for retries: separate budgets, so a backlog of retries never starves fresh events.
+	FirstAttemptSlots int
+	RetrySlots        int
+	// PerDestination caps one destination's sends in flight in this process.
+	PerDestination int
+	// ClaimBatch is the most deliveries one claim takes.
+	ClaimBatch int
+	// Lease is how long a claimed delivery stays invisible to other claims; a process killed
+	// mid-send leaves deliveries that come due again after it. Default Timeout + 5 s.
+	Lease time.Duration
+	// DedupeWindow is how long identical payloads to one destination collapse (24 h).
+	DedupeWindow time.Duration
+	// IdleWake bounds how long a dispatcher or the fan-out sleeps without a notification; it only
+	// matters when a notification was missed.
+	IdleWake time.Duration
+	// DestinationCacheTTL bounds how long the fan-out trusts its cached destination list of an
+	// organization; changes also invalidate it at once by notification.
+	DestinationCacheTTL time.Duration
+	// StatsInterval is how often the queue gauges are refreshed.
+	StatsInterval time.Duration
+	// Secrets opens sealed secrets; nil means destinations with a secret or a bot token fail.
+	Secrets SecretOpener
+	// Logger receives warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if len(c.RetrySchedule) == 0 {
+		c.RetrySchedule = []time.Duration{0, 30 * time.Second, 5 * time.Minute, 30 * time.Minute}
+	}
+	if c.Jitter == 0 {
+		c.Jitter = 0.1
+	}
+	if c.FirstAttemptSlots == 0 {
+		c.FirstAttemptSlots = 256
+	}
+	if c.RetrySlots == 0 {
+		c.RetrySlots = 64
+	}
+	if c.PerDestination == 0 {
+		c.PerDestination = 16
+	}
+	if c.ClaimBatch == 0 {
+		c.ClaimBatch = 200
+	}
+	if c.Lease == 0 {
+		c.Lease = c.Timeout + 5*time.Second
+	}
+	if c.DedupeWindow == 0 {
+		c.DedupeWindow = 24 * time.Hour
+	}
+	if c.IdleWake == 0 {
+		c.IdleWake = time.Second
+	}
+	if c.DestinationCacheTTL == 0 {
+		c.DestinationCacheTTL = 5 * time.Second
+	}
+	if c.StatsInterval == 0 {
+		c.StatsInterval = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports a configuration NewHub refuses.
+func (c Config) Validate() error {
+	if c.Timeout <= 0 {
+		return errors.New("delivery: timeout must be positive")
+	}
+	for _, d := range c.RetrySchedule {
+		if d < 0 {
+			return errors.New("delivery: retry schedule delays must not be negative")
+		}
+	}
+	if c.Jitter < 0 || c.Jitter >= 1 {
+		return errors.New("delivery: jitter must be in [0, 1)")
+	}
+	if c.Lease <= c.Timeout {
+		return errors.New("delivery: lease must be longer than the attempt timeout")
+	}
+	if c.PerDestination < 1 || c.FirstAttemptSlots < 1 || c.RetrySlots < 1 || c.ClaimBatch < 1 {
+		return errors.New("delivery: slots and batch sizes must be positive")
+	}
+	return nil
+}
+
+// Hub is the delivery pipeline of one process. Several processes on one database share the work.
+type Hub struct {
+	store   *storage.Store
+	webhook WebhookSender
+	slack   SlackSender
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+	reg     prometheus.Registerer
+	policy  policy
+
+	slots    *slots
+	recorder *recorder
+	cache    *destinationCache
+
+	wakeOutbox, wakeFirst, wakeRetry chan struct{}
+
+	runMu   sync.Mutex
+	running bool
+}
+
+// NewHub builds the hub. slackSender may be nil (Slack destinations then fail their attempts).
+// Metrics are registered on reg; nil registers nowhere.
+func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender SlackSender, reg prometheus.Registerer, cfg Config) (*Hub, error) {
+	if store == nil || webhookSender == nil {
+		return nil, errors.New("delivery: a store and a webhook sender are required")
+	}
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{
+		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
+		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
+		slots:  newSlots(cfg.PerDestination),
+		cache:  newDestinationCache(cfg.DestinationCacheTTL),
+		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
+		wakeOutbox: make(chan struct{}, 1), wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
+	}
+	h.recorder = newRecorder(store, cfg.Logger, h.wake(h.wakeRetry))
+	return h, nil
+}
+
+func (h *Hub) wake(ch chan struct{}) func() {
+	return func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run runs the listener, the fan-out, both dispatch loops, the recorder and the gauges until ctx
+// ends. Attempts in flight then finish (each is bounded by the timeout) and are recorded.
+func (h *Hub) Run(ctx context.Context) error {
+	h.runMu.Lock()
+	if h.running {
+		h.runMu.Unlock()
+		return errors.New("delivery: hub is already running")
+	}
+	h.running = true
+	h.runMu.Unlock()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	fail := func(name string, err error) {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			cancel(fmt.Errorf("delivery %s: %w", name, err))
+		}
+	}
+	router, err := h.newFanoutRouter()
+	if err != nil {
+		return err
+	}
+	recCtx, stopRec := context.WithCancel(context.WithoutCancel(ctx))
+	recDone := make(chan struct{})
+	go func() { defer close(recDone); h.recorder.run(recCtx) }()
+
+	run := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() { defer wg.Done(); fail(name, f(ctx)) }()
+	}
+	run("listener", h.listen)
+	run("fan-out", func(ctx context.Context) error { return router.Run(ctx) })
+	run("first-attempt dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, false) })
+	run("retry dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, true) })
+	run("stats", h.stats)
+	<-ctx.Done()
+	_ = router.Close()
+	wg.Wait()
+	h.slots.wait() // sends in flight finish and hand their results to the recorder
+	stopRec()
+	<-recDone
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}

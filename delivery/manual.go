@@ -1,0 +1,110 @@
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// AttemptView is the result of one attempt as the API and the CLI show it.
+type AttemptView struct {
+	DeliveryID      string // the webhook-id sent; for a test, an id of no stored delivery
+	DestinationID   string
+	Event           outreach.EventKind
+	Attempt         int
+	Trigger         string
+	At              time.Time
+	URL             string
+	StatusCode      int    // 0 when no HTTP answer came
+	Error           string // "" on a 2xx
+	Duration        time.Duration
+	ResponseExcerpt string
+	OK              bool
+}
+
+// SendTest sends one sample event of kind (decisions §5: data.test = true) to d at once, records
+// it as a 'test' attempt and returns its result. kind "" picks the first kind d selected (the
+// first of the catalog when d selected all); a kind d did not select is refused. A test send does
+// not count toward the destination's consecutive failures. It works without Run.
+func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach.EventKind) (AttemptView, error) {
+	selected := make([]outreach.EventKind, len(d.Events))
+	for i, e := range d.Events {
+		selected[i] = outreach.EventKind(e)
+	}
+	if kind == "" {
+		kind = outreach.AllEventKinds()[0]
+		if len(selected) > 0 && !slices.Contains(selected, outreach.EventsAll) {
+			kind = selected[0]
+		}
+	}
+	if !kind.Valid() {
+		return AttemptView{}, fmt.Errorf("unknown event kind %q: %w", kind, outreach.ErrInvalid)
+	}
+	if !kind.Matches(selected) {
+		return AttemptView{}, fmt.Errorf("the destination does not receive %s events: %w", kind, outreach.ErrInvalid)
+	}
+	ev := outreach.SampleEvent(kind, d.OrgID, time.Now())
+	ev.Data.Test = true
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return AttemptView{}, fmt.Errorf("encode sample: %w", err)
+	}
+	t := targetOf(d)
+	id := outreach.NewID("dlv")
+	at := time.Now()
+	res := h.attempt(ctx, t, id, string(kind), body, at)
+	h.metrics.duration.WithLabelValues(t.Kind).Observe(res.Duration.Seconds())
+	h.metrics.attempts.WithLabelValues(string(kind), t.Kind, resultTest).Inc()
+	rec := storage.AttemptRecord{
+		DestinationID: d.ID, OrgID: d.OrgID, EventID: ev.ID, EventKind: string(kind), Attempt: 1,
+		Trigger: storage.TriggerTest, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
+		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Succeeded: res.OK,
+	}
+	if err := h.store.RecordAttempts(context.WithoutCancel(ctx), []storage.AttemptRecord{rec}); err != nil {
+		return AttemptView{}, err
+	}
+	return AttemptView{DeliveryID: id, DestinationID: d.ID, Event: kind, Attempt: 1, Trigger: storage.TriggerTest,
+		At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error, Duration: res.Duration,
+		ResponseExcerpt: res.Body, OK: res.OK}, nil
+}
+
+func targetOf(d storage.Destination) storage.DeliveryTarget {
+	t := storage.DeliveryTarget{ID: d.ID, OrgID: d.OrgID, Name: d.Name, Kind: d.Kind, URL: d.URL,
+		SlackChannel: d.SlackChannel, Enabled: d.Enabled}
+	if d.SecretSealed != nil {
+		t.SecretSealed = *d.SecretSealed
+	}
+	if d.SlackTokenSealed != nil {
+		t.SlackTokenSealed = *d.SlackTokenSealed
+	}
+	for _, e := range d.Events {
+		t.Events = append(t.Events, outreach.EventKind(e))
+	}
+	return t
+}
+
+// Resend makes one more attempt of a delivery of orgID now, whatever its state (trigger
+// 'manual'). A finished delivery gets exactly that one attempt; a pending one is brought forward
+// and keeps the rest of its budget. The attempt is made by whichever process claims it first.
+func (h *Hub) Resend(ctx context.Context, orgID, deliveryID string) error {
+	return h.store.ResendDelivery(ctx, orgID, deliveryID)
+}
+
+// Recover puts the failed deliveries of orgID created in [from, to) back in the queue, due now,
+// each with a fresh budget of len(RetrySchedule) attempts, and returns how many.
+func (h *Hub) Recover(ctx context.Context, orgID string, from, to time.Time) (int, error) {
+	return h.RecoverDestination(ctx, orgID, "", from, to)
+}
+
+// RecoverDestination is Recover limited to one destination ("" means all of orgID's).
+func (h *Hub) RecoverDestination(ctx context.Context, orgID, destinationID string, from, to time.Time) (int, error) {
+	if !from.Before(to) {
+		return 0, fmt.Errorf("the range must start before it ends: %w", outreach.ErrInvalid)
+	}
+	return h.store.RecoverDeliveries(ctx, orgID, destinationID, from, to, len(h.cfg.RetrySchedule))
+}

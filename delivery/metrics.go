@@ -1,0 +1,98 @@
+package delivery
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metric results of one attempt (label "result" of outreachd_delivery_attempts_total).
+const (
+	resultSuccess = "success" // 2xx
+	resultRetry   = "retry"   // failed, another attempt is scheduled
+	resultFailed  = "failed"  // failed, the delivery is finished (budget spent or 410)
+	resultTest    = "test"    // a Test-button send, whatever its outcome
+)
+
+// metrics are the hub's Prometheus series. Every name is listed in dashboards/ and checked there
+// by TestDashboardsNameExportedMetrics.
+type metrics struct {
+	attempts      *prometheus.CounterVec   // event_kind, destination_kind, result
+	outcomes      *prometheus.CounterVec   // event_kind, destination_kind, outcome (succeeded|failed)
+	duration      *prometheus.HistogramVec // destination_kind
+	lag           prometheus.Histogram
+	created       prometheus.Counter
+	collapsed     prometheus.Counter
+	poison        prometheus.Counter
+	queueDepth    *prometheus.GaugeVec // state: due|pending
+	oldestPending prometheus.Gauge
+	failing       *prometheus.GaugeVec // destination_kind
+	inFlight      *prometheus.GaugeVec // budget: first|retry
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "outreachd_delivery_attempts_total",
+			Help: "Delivery attempts by event kind, destination kind and result (success, retry, failed, test).",
+		}, []string{"event_kind", "destination_kind", "result"}),
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "outreachd_delivery_outcomes_total",
+			Help: "Finished deliveries by event kind, destination kind and outcome (succeeded, failed).",
+		}, []string{"event_kind", "destination_kind", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "outreachd_delivery_attempt_duration_seconds",
+			Help:    "Duration of one delivery attempt, by destination kind.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"destination_kind"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "outreachd_delivery_lag_seconds",
+			Help:    "From the commit of an event to a destination's 2xx receipt of it.",
+			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200},
+		}),
+		created: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outreachd_delivery_fanout_deliveries_total",
+			Help: "Deliveries created by the fan-out (one per event and matching destination).",
+		}),
+		collapsed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outreachd_delivery_fanout_collapsed_total",
+			Help: "Deliveries not created because an identical payload went to the same destination within 24 h.",
+		}),
+		poison: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outreachd_delivery_fanout_unreadable_total",
+			Help: "Outbox messages the fan-out could not read and skipped.",
+		}),
+		queueDepth: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "outreachd_delivery_queue_depth",
+			Help: "Pending deliveries: state=pending all of them (waiting, leased or due), state=due those due now.",
+		}, []string{"state"}),
+		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "outreachd_delivery_oldest_pending_age_seconds",
+			Help: "How long the longest-waiting due delivery has been past its due time (0 when none is due).",
+		}),
+		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "outreachd_delivery_destinations_failing",
+			Help: "Enabled destinations whose latest attempts failed (consecutive_failures > 0), by kind.",
+		}, []string{"destination_kind"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "outreachd_delivery_in_flight",
+			Help: "Attempts in flight in this process, by budget (first, retry).",
+		}, []string{"budget"}),
+	}
+	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.created, m.collapsed,
+		m.poison, m.queueDepth, m.oldestPending, m.failing, m.inFlight} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	// Series that dashboards read exist from the start, not only after the first event.
+	for _, s := range []string{"due", "pending"} {
+		m.queueDepth.WithLabelValues(s)
+	}
+	for _, k := range []string{"https", "slack"} {
+		m.failing.WithLabelValues(k)
+		m.duration.WithLabelValues(k)
+	}
+	for _, b := range []string{"first", "retry"} {
+		m.inFlight.WithLabelValues(b)
+	}
+	return m, nil
+}

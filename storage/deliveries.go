@@ -1,0 +1,499 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// This file holds the delivery hub's queries: fan-out inserts, claiming due deliveries, recording
+// attempts in batches, operator actions (resend, recover) and the figures behind /metrics. The
+// hub's design is in docs/decisions/delivery.md; package delivery is the only caller.
+
+// Delivery statuses (deliveries.status).
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+)
+
+// Attempt triggers (delivery_attempts.trigger).
+const (
+	TriggerScheduled = "scheduled"
+	TriggerManual    = "manual"
+	TriggerTest      = "test"
+)
+
+// NotifyDeliveries is the channel that wakes dispatchers when deliveries become due now.
+const NotifyDeliveries = "deliveries"
+
+// FanoutDestination is what the fan-out needs of an enabled destination: who it is and what it
+// selected.
+type FanoutDestination struct {
+	ID     string
+	Events []outreach.EventKind
+}
+
+// FanoutDestinations lists the enabled destinations of an organization, read through q (the
+// fan-out's own transaction).
+func FanoutDestinations(ctx context.Context, q pgx.Tx, orgID string) ([]FanoutDestination, error) {
+	rows, err := q.Query(ctx, `SELECT id, events FROM destinations WHERE org_id = $1 AND enabled ORDER BY created_at, id`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("fan-out destinations of %s: %w", orgID, err)
+	}
+	defer rows.Close()
+	var out []FanoutDestination
+	for rows.Next() {
+		var d FanoutDestination
+		var events []string
+		if err := rows.Scan(&d.ID, &events); err != nil {
+			return nil, err
+		}
+		for _, e := range events {
+			d.Events = append(d.Events, outreach.EventKind(e))
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// NewDeliveries is one event's fan-out: one delivery per destination, each with its dedupe key.
+type NewDeliveries struct {
+	EventID      string
+	EventKind    string
+	OrgID        string
+	Payload      []byte
+	EmittedAt    time.Time
+	MaxAttempts  int
+	DedupeWindow time.Duration
+	IDs          []string // delivery ids, parallel to DestinationIDs and DedupeKeys
+	Destinations []string
+	DedupeKeys   [][]byte
+}
+
+// InsertDeliveries writes one event's deliveries in tx in one statement: a destination whose
+// dedupe key was seen within the window gets nothing (the payload collapses into the earlier
+// delivery); the rest get a pending delivery due now. The statement also notifies dispatchers,
+// which PostgreSQL delivers when tx commits. It returns how many deliveries were created and how
+// many collapsed.
+func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created, collapsed int, err error) {
+	if len(nd.IDs) == 0 {
+		return 0, 0, nil
+	}
+	err = tx.QueryRow(ctx, `
+WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) AS i(delivery_id, destination_id, dedupe_key)
+), kept AS (
+    INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
+    SELECT destination_id, dedupe_key, delivery_id, now() + $4::interval FROM input
+    ON CONFLICT (destination_id, dedupe_key) DO UPDATE
+        SET delivery_id = EXCLUDED.delivery_id, expires_at = EXCLUDED.expires_at
+        WHERE dd.expires_at <= now()
+    RETURNING dd.delivery_id
+), ins AS (
+    INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
+                            max_attempts, next_attempt_at, emitted_at)
+    SELECT i.delivery_id, $5, i.destination_id, $6, $7, $8, i.dedupe_key, $9, now(), $10
+    FROM kept k JOIN input i USING (delivery_id)
+    ON CONFLICT (event_id, destination_id) DO NOTHING
+    RETURNING id
+)
+SELECT (SELECT count(*) FROM ins)::int, ((SELECT count(*) FROM input) - (SELECT count(*) FROM kept))::int,
+       pg_notify('deliveries', '')`,
+		nd.IDs, nd.Destinations, nd.DedupeKeys, nd.DedupeWindow, nd.OrgID, nd.EventID, nd.EventKind,
+		nd.Payload, nd.MaxAttempts, nd.EmittedAt).Scan(&created, &collapsed, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("insert deliveries of %s: %w", nd.EventID, err)
+	}
+	return created, collapsed, nil
+}
+
+// DeliveryTarget is a destination as the dispatcher sends to it, read at claim time so a changed
+// URL or secret applies to the next attempt.
+type DeliveryTarget struct {
+	ID               string
+	OrgID            string
+	Name             string
+	Kind             string // https | slack
+	URL              string
+	SlackChannel     string
+	SlackTokenSealed string // "" when none
+	SecretSealed     string // "" when none
+	Events           []outreach.EventKind
+	Enabled          bool
+}
+
+const targetColumns = `dst.id, dst.org_id, dst.name, dst.kind, dst.url, coalesce(dst.slack_channel, ''),
+	coalesce(dst.slack_token_sealed, ''), coalesce(dst.secret_sealed, ''), dst.events, dst.enabled`
+
+func scanTarget(dest []any, t *DeliveryTarget, events *[]string) []any {
+	return append(dest, &t.ID, &t.OrgID, &t.Name, &t.Kind, &t.URL, &t.SlackChannel, &t.SlackTokenSealed,
+		&t.SecretSealed, events, &t.Enabled)
+}
+
+func kinds(events []string) []outreach.EventKind {
+	out := make([]outreach.EventKind, len(events))
+	for i, e := range events {
+		out[i] = outreach.EventKind(e)
+	}
+	return out
+}
+
+// DeliveryTargetByID reads one destination; orgID "" means any organization (the operator CLI).
+func (s *Store) DeliveryTargetByID(ctx context.Context, orgID, destinationID string) (DeliveryTarget, error) {
+	var t DeliveryTarget
+	var events []string
+	err := s.pool.QueryRow(ctx, `SELECT `+targetColumns+` FROM destinations dst
+		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2)`, destinationID, orgID).Scan(scanTarget(nil, &t, &events)...)
+	if err != nil {
+		return t, notFound(err, "destination "+destinationID)
+	}
+	t.Events = kinds(events)
+	return t, nil
+}
+
+// ClaimedDelivery is a delivery leased to this process for one attempt.
+type ClaimedDelivery struct {
+	ID          string
+	OrgID       string
+	EventID     string
+	EventKind   string
+	Payload     []byte
+	Attempts    int // attempts made before this one
+	MaxAttempts int
+	EmittedAt   time.Time
+	Trigger     string
+	Target      DeliveryTarget
+}
+
+// ClaimParams selects what ClaimDeliveries may take.
+type ClaimParams struct {
+	Retries bool          // false: first attempts only; true: retries only (separate budgets)
+	Limit   int           // at most this many
+	Lease   time.Duration // the claimed rows come due again after this, if nobody records them
+	// PerDestination caps one destination's deliveries in flight in this process; InFlight counts
+	// what is already in flight per destination, and destinations at the cap are skipped.
+	PerDestination int
+	InFlight       map[string]int
+}
+
+// ClaimDeliveries leases due pending deliveries of enabled destinations to the caller, oldest due
+// first, skipping rows other processes hold, and never more per destination than its free slots.
+// The lease is the row's next_attempt_at: a process killed mid-send leaves rows that come due again.
+func (s *Store) ClaimDeliveries(ctx context.Context, p ClaimParams) ([]ClaimedDelivery, error) {
+	var busyIDs, saturated []string
+	var busyN []int32
+	for id, n := range p.InFlight {
+		busyIDs = append(busyIDs, id)
+		busyN = append(busyN, int32(n))
+		if n >= p.PerDestination {
+			saturated = append(saturated, id)
+		}
+	}
+	cond := `d.attempts = 0`
+	if p.Retries {
+		cond = `d.attempts > 0`
+	}
+	rows, err := s.pool.Query(ctx, `
+WITH c AS (
+    SELECT d.id, d.destination_id, d.next_attempt_at FROM deliveries d
+    JOIN destinations dst ON dst.id = d.destination_id AND dst.enabled
+    WHERE d.status = 'pending' AND `+cond+` AND d.next_attempt_at <= now()
+      AND d.destination_id <> ALL($1::text[])
+    ORDER BY d.next_attempt_at
+    LIMIT $2
+    FOR UPDATE OF d SKIP LOCKED
+), r AS (
+    SELECT c.id, row_number() OVER (PARTITION BY c.destination_id ORDER BY c.next_attempt_at) + coalesce(b.n, 0) AS slot
+    FROM c LEFT JOIN unnest($3::text[], $4::int[]) AS b(dest, n) ON b.dest = c.destination_id
+)
+UPDATE deliveries d SET next_attempt_at = now() + $5::interval, updated_at = now()
+FROM r, destinations dst
+WHERE d.id = r.id AND r.slot <= $6 AND dst.id = d.destination_id
+RETURNING d.id, d.org_id, d.event_id, d.event_kind, d.payload, d.attempts, d.max_attempts, d.emitted_at,
+          d.next_trigger, `+targetColumns,
+		saturated, p.Limit, busyIDs, busyN, p.Lease, p.PerDestination)
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []ClaimedDelivery
+	for rows.Next() {
+		var c ClaimedDelivery
+		var events []string
+		dest := []any{&c.ID, &c.OrgID, &c.EventID, &c.EventKind, &c.Payload, &c.Attempts, &c.MaxAttempts,
+			&c.EmittedAt, &c.Trigger}
+		if err := rows.Scan(scanTarget(dest, &c.Target, &events)...); err != nil {
+			return nil, err
+		}
+		c.Target.Events = kinds(events)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// NextDue returns when the earliest pending delivery of a budget (first attempts or retries)
+// comes due, skipping the destinations listed and disabled ones; ok is false when none is pending.
+func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at time.Time, ok bool, err error) {
+	cond := `attempts = 0`
+	if retries {
+		cond = `attempts > 0`
+	}
+	var t *time.Time
+	err = s.pool.QueryRow(ctx, `SELECT min(d.next_attempt_at) FROM deliveries d
+		JOIN destinations dst ON dst.id = d.destination_id AND dst.enabled
+		WHERE d.status = 'pending' AND d.`+cond+` AND d.destination_id <> ALL($1::text[])`, skip).Scan(&t)
+	if err != nil || t == nil {
+		return time.Time{}, false, err
+	}
+	return *t, true, nil
+}
+
+// AttemptRecord is one attempt as delivery_attempts keeps it, plus the state its delivery moves to.
+type AttemptRecord struct {
+	DeliveryID      string // "" for a test send, which belongs to no delivery
+	DestinationID   string
+	OrgID           string
+	EventID         string
+	EventKind       string
+	Attempt         int
+	Trigger         string
+	At              time.Time
+	URL             string
+	StatusCode      int
+	Error           string
+	DurationMS      int
+	ResponseExcerpt string
+	NextAttemptAt   *time.Time // when the delivery is retried; nil when it is finished
+
+	// The delivery's new state (ignored for tests).
+	Status string
+	// Succeeded reports a 2xx; the destination's consecutive_failures resets on it.
+	Succeeded bool
+}
+
+// RecordAttempts writes a batch of attempts and their deliveries' new states in one transaction,
+// and keeps each destination's consecutive_failures (reset by a success, else counted up; test
+// sends do not count). A delivery is only moved forward: a late record of an attempt someone
+// already superseded does not overwrite its state.
+func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	n := len(recs)
+	var (
+		delID, destID, orgID, evID, evKind, trig, url, errText, excerpt, status = make([]*string, n),
+			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+			make([]string, n), make([]*string, n), make([]*string, n), make([]string, n)
+		attempt, code, dur = make([]int32, n), make([]int32, n), make([]int32, n)
+		at, next           = make([]time.Time, n), make([]*time.Time, n)
+	)
+	type health struct {
+		reset bool
+		add   int32
+	}
+	perDest := map[string]*health{}
+	var order []string
+	for i, r := range recs {
+		if r.DeliveryID != "" {
+			delID[i] = &recs[i].DeliveryID
+		}
+		destID[i], orgID[i], evID[i], evKind[i], trig[i], url[i] = r.DestinationID, r.OrgID, r.EventID, r.EventKind, r.Trigger, r.URL
+		if r.Error != "" {
+			errText[i] = &recs[i].Error
+		}
+		if r.ResponseExcerpt != "" {
+			excerpt[i] = &recs[i].ResponseExcerpt
+		}
+		status[i] = r.Status
+		attempt[i], code[i], dur[i] = int32(r.Attempt), int32(r.StatusCode), int32(r.DurationMS)
+		at[i], next[i] = r.At, r.NextAttemptAt
+		if r.Trigger == TriggerTest {
+			continue
+		}
+		h := perDest[r.DestinationID]
+		if h == nil {
+			h = &health{}
+			perDest[r.DestinationID] = h
+			order = append(order, r.DestinationID)
+		}
+		if r.Succeeded {
+			h.reset, h.add = true, 0
+		} else {
+			h.add++
+		}
+	}
+	hIDs, hReset, hAdd := make([]string, 0, len(order)), make([]bool, 0, len(order)), make([]int32, 0, len(order))
+	for _, id := range order {
+		hIDs, hReset, hAdd = append(hIDs, id), append(hReset, perDest[id].reset), append(hAdd, perDest[id].add)
+	}
+
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("record attempts: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt,
+		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])`,
+		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next)
+	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
+			next_trigger = 'scheduled', updated_at = now(),
+			delivered_at = CASE WHEN u.status = 'succeeded' THEN u.at ELSE d.delivered_at END,
+			last_status_code = u.code, last_error = u.err
+		FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[])
+			AS u(id, status, attempt, next, at, code, err)
+		WHERE u.id IS NOT NULL AND d.id = u.id AND d.attempts < u.attempt`,
+		delID, status, attempt, next, at, code, errText)
+	if len(hIDs) > 0 {
+		b.Queue(`UPDATE destinations d SET consecutive_failures =
+				CASE WHEN h.reset THEN h.add ELSE d.consecutive_failures + h.add END
+			FROM unnest($1::text[], $2::bool[], $3::int[]) AS h(id, reset, add) WHERE d.id = h.id`,
+			hIDs, hReset, hAdd)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("record attempts: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("record attempts: commit: %w", err)
+	}
+	return nil
+}
+
+// ResendDelivery schedules one more attempt of a delivery of orgID now, whatever its state, with
+// trigger 'manual'. A finished delivery gets exactly one more attempt; a pending one keeps its
+// remaining budget and is brought forward.
+func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) error {
+	tag, err := s.pool.Exec(ctx, `WITH u AS (
+		UPDATE deliveries SET
+			max_attempts = CASE WHEN status = 'pending' THEN greatest(max_attempts, attempts + 1) ELSE attempts + 1 END,
+			status = 'pending', next_attempt_at = now(), next_trigger = 'manual', updated_at = now()
+		WHERE id = $1 AND org_id = $2 RETURNING id)
+		SELECT pg_notify('deliveries', '') FROM u`, deliveryID, orgID)
+	if err != nil {
+		return fmt.Errorf("resend %s: %w", deliveryID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delivery %s: %w", deliveryID, outreach.ErrNotFound)
+	}
+	return nil
+}
+
+// RecoverDeliveries puts the failed deliveries of orgID created in [from, to) (of one destination
+// unless destinationID is "") back to pending, due now, with a fresh budget of attempts, and
+// returns how many.
+func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID string, from, to time.Time, attempts int) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH u AS (
+		UPDATE deliveries SET status = 'pending', max_attempts = attempts + $4, next_attempt_at = now(),
+			next_trigger = 'manual', updated_at = now()
+		WHERE org_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
+			AND ($5 = '' OR destination_id = $5) RETURNING id)
+		SELECT count(*)::int FROM u`, orgID, from, to, attempts, destinationID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("recover deliveries: %w", err)
+	}
+	if n > 0 {
+		if _, err := s.pool.Exec(ctx, `SELECT pg_notify('deliveries', '')`); err != nil {
+			return n, fmt.Errorf("recover deliveries: notify: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// Delivery is one delivery row as operators see it.
+type Delivery struct {
+	ID             string
+	OrgID          string
+	DestinationID  string
+	EventID        string
+	EventKind      string
+	Payload        []byte
+	Status         string
+	Attempts       int
+	MaxAttempts    int
+	NextAttemptAt  *time.Time
+	EmittedAt      time.Time
+	CreatedAt      time.Time
+	DeliveredAt    *time.Time
+	LastStatusCode *int
+	LastError      *string
+}
+
+const deliveryColumns = `id, org_id, destination_id, event_id, event_kind, payload, status, attempts, max_attempts,
+	next_attempt_at, emitted_at, created_at, delivered_at, last_status_code, last_error`
+
+func scanDelivery(row pgx.Row) (Delivery, error) {
+	var d Delivery
+	err := row.Scan(&d.ID, &d.OrgID, &d.DestinationID, &d.EventID, &d.EventKind, &d.Payload, &d.Status, &d.Attempts,
+		&d.MaxAttempts, &d.NextAttemptAt, &d.EmittedAt, &d.CreatedAt, &d.DeliveredAt, &d.LastStatusCode, &d.LastError)
+	return d, err
+}
+
+// GetDelivery reads one delivery of orgID.
+func (s *Store) GetDelivery(ctx context.Context, orgID, id string) (Delivery, error) {
+	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1 AND org_id = $2`, id, orgID))
+	return d, notFound(err, "delivery "+id)
+}
+
+// DeliveryAttempts lists the attempts of one delivery of orgID in order.
+func (s *Store) DeliveryAttempts(ctx context.Context, orgID, deliveryID string) ([]AttemptLogEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts
+		WHERE org_id = $1 AND delivery_id = $2 ORDER BY attempt, id`, orgID, deliveryID)
+	if err != nil {
+		return nil, fmt.Errorf("delivery attempts: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+}
+
+// DeliveryQueueStats is what the hub's gauges show.
+type DeliveryQueueStats struct {
+	Pending   int            // pending deliveries (due, leased or waiting for a retry)
+	Due       int            // pending and due now
+	OldestDue time.Duration  // how long the longest-waiting due delivery is past its due time
+	FailingBy map[string]int // destination kind -> destinations with consecutive_failures > 0
+}
+
+// QueueStats counts the queue and the failing destinations (consecutive_failures > 0) by kind.
+func (s *Store) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
+	st := DeliveryQueueStats{FailingBy: map[string]int{}}
+	var oldest float64
+	err := s.pool.QueryRow(ctx, `SELECT count(*)::int, (count(*) FILTER (WHERE next_attempt_at <= now()))::int,
+		coalesce(extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now())), 0)::float8
+		FROM deliveries WHERE status = 'pending'`).Scan(&st.Pending, &st.Due, &oldest)
+	if err != nil {
+		return st, fmt.Errorf("queue stats: %w", err)
+	}
+	st.OldestDue = time.Duration(oldest * float64(time.Second))
+	rows, err := s.pool.Query(ctx, `SELECT kind, count(*)::int FROM destinations
+		WHERE enabled AND consecutive_failures > 0 GROUP BY kind`)
+	if err != nil {
+		return st, fmt.Errorf("failing destinations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n int
+		if err := rows.Scan(&kind, &n); err != nil {
+			return st, err
+		}
+		st.FailingBy[kind] = n
+	}
+	return st, rows.Err()
+}
+
+// PruneDeliveryDedupe deletes dedupe keys that expired before cutoff, a bounded batch at a time.
+func (s *Store) PruneDeliveryDedupe(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM delivery_dedupe WHERE ctid IN (
+		SELECT ctid FROM delivery_dedupe WHERE expires_at < $1 LIMIT 10000)`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune delivery dedupe: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
