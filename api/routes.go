@@ -10,5 +10,6 @@ import (
 // rate limit applied); root is for the two endpoints under /api/webhooks.
 func (s *Server) routes(v1, root *mux.Router) {
 	v1.HandleFunc("/me", s.getMe).Methods(http.MethodGet)
+	s.leadRoutes(v1, root)
 	s.campaignRoutes(v1)
 }

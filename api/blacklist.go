@@ -1,0 +1,130 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+const maxBlacklistEntries = 500
+
+type blacklistEntryBody struct {
+	Value *string `json:"value"`
+	Type  *string `json:"type"`
+}
+
+type blacklistRejectedJSON struct {
+	Value  string `json:"value"`
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+// postBlacklist adds do-not-contact entries (api-v1 §4.15). A bad entry is reported in
+// rejected and never fails the call; only a body that is not the documented shape is a 400.
+// added and already_present are counts; an entry repeated within one call is already present
+// the second time.
+func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	var body struct {
+		Entries []blacklistEntryBody `json:"entries"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(body.Entries) == 0 || len(body.Entries) > maxBlacklistEntries {
+		s.fail(w, r, fmt.Errorf("entries must be an array of 1 to %d entries, got %d: %w", maxBlacklistEntries, len(body.Entries), outreach.ErrInvalid))
+		return
+	}
+	rejected := []blacklistRejectedJSON{}
+	var fresh []storage.BlacklistEntry
+	seen := map[outreach.BlacklistKey]bool{}
+	repeats := 0
+	for _, e := range body.Entries {
+		value, typ := strOrEmpty(e.Value), strOrEmpty(e.Type)
+		var reason string
+		switch {
+		case e.Value == nil:
+			reason = "value is required"
+		case e.Type == nil:
+			reason = "type is required: account or company"
+		}
+		if reason == "" {
+			k, err := outreach.ParseBlacklistValue(value, typ)
+			if err != nil {
+				reason = clientMessage(err)
+			} else if seen[k] {
+				repeats++
+				continue
+			} else {
+				seen[k] = true
+				fresh = append(fresh, storage.BlacklistEntry{Type: k.Type, Key: k.Key, Value: value})
+				continue
+			}
+		}
+		rejected = append(rejected, blacklistRejectedJSON{Value: clipText(value, 300), Type: clipText(typ, 40), Reason: reason})
+	}
+	added, err := s.store.AddBlacklist(r.Context(), PrincipalFrom(r.Context()).OrgID, fresh)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	accepted := len(fresh) + repeats
+	writeJSON(w, http.StatusOK, map[string]any{
+		"added":           added,
+		"already_present": accepted - added,
+		"rejected":        rejected,
+		"counts":          map[string]int{"received": len(body.Entries), "accepted": accepted, "rejected": len(rejected)},
+	})
+}
+
+type blacklistJSON struct {
+	Value     string  `json:"value"`
+	Type      string  `json:"type"`
+	Reason    *string `json:"reason"`
+	CreatedAt string  `json:"created_at"`
+}
+
+func (s *Server) getBlacklist(w http.ResponseWriter, r *http.Request) {
+	typ := r.URL.Query().Get("type")
+	if typ != "" && typ != outreach.BlacklistAccount && typ != outreach.BlacklistCompany {
+		s.fail(w, r, fmt.Errorf("query parameter type must be account or company, got %q: %w", clipText(typ, 40), outreach.ErrInvalid))
+		return
+	}
+	page, err := parsePage(r, 200)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	entries, total, err := s.store.ListBlacklist(r.Context(), PrincipalFrom(r.Context()).OrgID, typ, page.Limit, page.Offset)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := make([]blacklistJSON, 0, len(entries))
+	for _, e := range entries {
+		data = append(data, blacklistJSON{Value: e.Value, Type: e.Type, Reason: e.Reason, CreatedAt: outreach.FormatTime(e.CreatedAt)})
+	}
+	page.Total = total
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": page})
+}
+
+func strOrEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// clipText shortens an echoed client string to max runes.
+func clipText(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// Limits of a conversion event (api-v1 §2.11, §4.19). The window is the contract's; the size
+// caps are ours.
+const (
+	conversionDedupeWindow = 24 * time.Hour
+	maxConversionTextLen   = 500
+	maxConversionMetaBytes = 16 << 10
+)
+
+type conversionBody struct {
+	EventType     *string         `json:"event_type"`
+	LinkedInID    *string         `json:"linkedin_id"`
+	ProspectName  *string         `json:"prospect_name"`
+	ProspectEmail *string         `json:"prospect_email"`
+	Meta          json.RawMessage `json:"meta"`
+}
+
+// postConversion records a client conversion event. It sits outside /api/v1 and, as the
+// contract says, answers every error in the plain shape {"error": "..."}, so it authenticates
+// and spends the organization's budget itself instead of going through the v1 middleware.
+func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
+	key, ok := bearerKey(r)
+	if !ok {
+		writePlainError(w, http.StatusUnauthorized, "missing or malformed API key: send Authorization: Bearer <key>")
+		return
+	}
+	a, err := s.store.Authenticate(r.Context(), key, s.now())
+	if errors.Is(err, outreach.ErrNotFound) {
+		writePlainError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
+		return
+	}
+	if err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	p := Principal{KeyID: a.KeyID, OrgID: a.OrgID, Scope: a.Scope, RateLimitPerMinute: a.RateLimitPerMinute}
+	if !s.spend(w, r, p, bucketDefault) {
+		return
+	}
+	if p.Scope != storage.ScopeReadWrite {
+		writePlainError(w, http.StatusForbidden, "this endpoint needs a read_write key; this key is read-only")
+		return
+	}
+	var body conversionBody
+	if err := decodeJSON(r, &body); err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	c, err := conversionFrom(a.OrgID, body)
+	if err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	res, err := s.store.RecordConversion(r.Context(), c, conversionDedupeWindow)
+	if err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	out := map[string]any{"ok": true, "event_type": c.EventType}
+	if res.Deduped {
+		out["deduped"] = true
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// conversionFrom validates the body and computes the duplicate key: a hash of event_type, the
+// LinkedIn profile's key (or the trimmed value when it is not a readable profile), the trimmed
+// name and the lower-cased email. meta is not part of it (§4.19).
+func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) {
+	c := storage.Conversion{OrgID: orgID}
+	if b.EventType == nil || strings.TrimSpace(*b.EventType) == "" {
+		return c, fmt.Errorf("event_type is required: %w", outreach.ErrInvalid)
+	}
+	c.EventType = strings.TrimSpace(*b.EventType)
+	for _, f := range []struct {
+		name string
+		val  *string
+	}{{"event_type", &c.EventType}, {"linkedin_id", b.LinkedInID}, {"prospect_name", b.ProspectName}, {"prospect_email", b.ProspectEmail}} {
+		if f.val != nil && utf8.RuneCountInString(*f.val) > maxConversionTextLen {
+			return c, fmt.Errorf("%s is longer than %d characters: %w", f.name, maxConversionTextLen, outreach.ErrInvalid)
+		}
+	}
+	linkedin := ""
+	if v := trimmed(b.LinkedInID); v != nil {
+		c.LinkedInID, linkedin = v, *v
+		if p, err := outreach.NormalizeProfile(*v); err == nil {
+			c.ProfileKey, linkedin = p.Key, p.Key
+		}
+	}
+	c.ProspectName = trimmed(b.ProspectName)
+	if v := trimmed(b.ProspectEmail); v != nil {
+		low := strings.ToLower(*v)
+		c.Email = &low
+	}
+	if m := bytes.TrimSpace(b.Meta); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
+		if len(m) > maxConversionMetaBytes {
+			return c, fmt.Errorf("meta is larger than %d bytes: %w", maxConversionMetaBytes, outreach.ErrInvalid)
+		}
+		c.Meta = m
+	}
+	parts, _ := json.Marshal([]string{c.EventType, linkedin, strOrEmpty(c.ProspectName), strOrEmpty(c.Email)})
+	h := sha256.Sum256(parts)
+	c.DedupeKey = h[:]
+	return c, nil
+}
+
+func trimmed(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	t := strings.TrimSpace(*s)
+	if t == "" {
+		return nil
+	}
+	return &t
+}

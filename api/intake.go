@@ -1,0 +1,89 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+type unreadableJSON struct {
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
+}
+
+type intakeJSON struct {
+	OK bool `json:"ok"`
+	pushJSON
+	Unreadable []unreadableJSON `json:"unreadable"`
+}
+
+// postIntake is the no-code intake URL (api-v1 §4.20): no key, the token names one campaign.
+// Readable rows take exactly the push path of POST /campaigns/{id}/leads; rows that cannot be
+// read (not an object, no profile, a field over its limit) are listed in unreadable by their
+// zero-based index. The call spends the campaign organization's request budget.
+func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
+	token := mux.Vars(r)["token"]
+	if len(token) > 200 {
+		s.fail(w, r, fmt.Errorf("intake URL: %w", outreach.ErrNotFound))
+		return
+	}
+	target, err := s.store.ResolveIntakeToken(r.Context(), token)
+	if err != nil {
+		if errors.Is(err, outreach.ErrNotFound) {
+			err = fmt.Errorf("intake URL is unknown, replaced or revoked: %w", outreach.ErrNotFound)
+		}
+		s.fail(w, r, err)
+		return
+	}
+	org, err := s.store.GetOrg(r.Context(), target.OrgID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !s.spend(w, r, Principal{OrgID: org.ID, RateLimitPerMinute: org.RateLimitPerMinute}, bucketDefault) {
+		return
+	}
+	batchID, err := batchIDFrom(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	raw, err := readBody(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	parsed, err := outreach.ParseIntake(raw)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	unreadable := []unreadableJSON{}
+	var leads []storage.PushLead
+	for _, row := range parsed.Rows {
+		if row.Lead == nil {
+			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: row.Unreadable})
+			continue
+		}
+		if err := checkLeadInput(*row.Lead); err != nil {
+			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: clientMessage(err)})
+			continue
+		}
+		leads = append(leads, storage.PushLead{Index: row.Index, Input: *row.Lead})
+	}
+	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: target.OrgID, CampaignID: target.CampaignID,
+		BatchID: batchID, DefaultSource: storage.SourceIntakeURL, Leads: leads})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := intakeJSON{OK: true, pushJSON: pushView(res, len(parsed.Rows)), Unreadable: unreadable}
+	n := len(unreadable)
+	out.Counts.Unreadable = &n
+	writeJSON(w, http.StatusAccepted, out)
+}

@@ -1,0 +1,255 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// Limits of a push (api-v1 §8) and of the text fields of one lead. The field caps are ours: a
+// name or title longer than this is not a name or title, and every byte of it would be copied
+// into every event about the lead.
+const (
+	maxLeadsPerPush   = 100
+	maxLeadTextLen    = 500
+	maxLeadSourceLen  = 100
+	maxLeadEmailLen   = 320
+	maxIdempotencyKey = 200
+)
+
+// leadRoutes mounts the lead, blacklist, conversion and intake endpoints (api-v1 §4.13–4.16,
+// §4.19, §4.20). Conversions and intake sit on root, outside /api/v1, and authenticate (or not)
+// themselves.
+func (s *Server) leadRoutes(v1, root *mux.Router) {
+	v1.HandleFunc("/campaigns/{id}/leads", s.pushLeads).Methods(http.MethodPost)
+	v1.HandleFunc("/campaigns/{id}/leads", s.listLeads).Methods(http.MethodGet)
+	v1.HandleFunc("/leads/{id}", s.getLead).Methods(http.MethodGet)
+	v1.HandleFunc("/blacklist", s.postBlacklist).Methods(http.MethodPost)
+	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
+	root.HandleFunc("/api/webhooks/conversions", s.postConversion).Methods(http.MethodPost)
+	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
+}
+
+// pushLeadBody is one lead of §4.13; unknown fields are refused by the strict decoder.
+type pushLeadBody struct {
+	LinkedInURL *string        `json:"linkedin_url"`
+	FirstName   string         `json:"first_name"`
+	LastName    string         `json:"last_name"`
+	Name        string         `json:"name"`
+	Company     string         `json:"company"`
+	Title       string         `json:"title"`
+	Email       string         `json:"email"`
+	Location    string         `json:"location"`
+	Headline    string         `json:"headline"`
+	Source      string         `json:"source"`
+	Data        map[string]any `json:"data"`
+}
+
+func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	batchID, err := batchIDFrom(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var body struct {
+		Leads []pushLeadBody `json:"leads"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(body.Leads) == 0 || len(body.Leads) > maxLeadsPerPush {
+		s.fail(w, r, fmt.Errorf("leads must be an array of 1 to %d leads, got %d: %w", maxLeadsPerPush, len(body.Leads), outreach.ErrInvalid))
+		return
+	}
+	leads := make([]storage.PushLead, len(body.Leads))
+	for i, b := range body.Leads {
+		if b.LinkedInURL == nil {
+			s.fail(w, r, fmt.Errorf("leads[%d].linkedin_url is required: %w", i, outreach.ErrInvalid))
+			return
+		}
+		in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
+			Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
+			Source: strings.TrimSpace(b.Source), Data: b.Data}
+		if err := checkLeadInput(in); err != nil {
+			s.fail(w, r, fmt.Errorf("leads[%d].%w", i, err))
+			return
+		}
+		leads[i] = storage.PushLead{Index: i, Input: in}
+	}
+	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: PrincipalFrom(r.Context()).OrgID,
+		CampaignID: mux.Vars(r)["id"], BatchID: batchID, DefaultSource: storage.SourceAPI, Leads: leads})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, pushView(res, len(leads)))
+}
+
+// checkLeadInput enforces the limits of one lead; the error names the field (the caller
+// prefixes where the lead is) and wraps ErrInvalid.
+func checkLeadInput(in outreach.LeadInput) error {
+	fields := []struct {
+		name, val string
+		max       int
+	}{
+		{"first_name", in.FirstName, maxLeadTextLen}, {"last_name", in.LastName, maxLeadTextLen}, {"name", in.Name, maxLeadTextLen},
+		{"company", in.Company, maxLeadTextLen}, {"title", in.Title, maxLeadTextLen}, {"location", in.Location, maxLeadTextLen},
+		{"headline", in.Headline, maxLeadTextLen * 4}, {"email", in.Email, maxLeadEmailLen}, {"source", in.Source, maxLeadSourceLen},
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.val) {
+			return fmt.Errorf("%s is not valid UTF-8: %w", f.name, outreach.ErrInvalid)
+		}
+		if n := utf8.RuneCountInString(f.val); n > f.max {
+			return fmt.Errorf("%s is %d characters long, at most %d are allowed: %w", f.name, n, f.max, outreach.ErrInvalid)
+		}
+	}
+	if err := outreach.ValidateLeadData(in.Data); err != nil {
+		return fmt.Errorf("%s: %w", clientMessage(err), outreach.ErrInvalid)
+	}
+	return nil
+}
+
+// batchIDFrom is the Idempotency-Key header when sent (it becomes the batch_id), else a new id.
+func batchIDFrom(r *http.Request) (string, error) {
+	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if key == "" {
+		return outreach.NewID("bat"), nil
+	}
+	if len(key) > maxIdempotencyKey {
+		return "", fmt.Errorf("Idempotency-Key header is %d bytes long, at most %d are allowed: %w", len(key), maxIdempotencyKey, outreach.ErrInvalid)
+	}
+	if !utf8.ValidString(key) || strings.IndexFunc(key, unicode.IsControl) >= 0 {
+		return "", fmt.Errorf("Idempotency-Key header must be printable UTF-8 text: %w", outreach.ErrInvalid)
+	}
+	return key, nil
+}
+
+type acceptedJSON struct {
+	LeadID     string `json:"lead_id"`
+	LinkedInID string `json:"linkedin_id"`
+	Name       string `json:"name"`
+	Created    bool   `json:"created"`
+}
+
+type rejectedJSON struct {
+	Input   string `json:"input"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	LeadID  string `json:"lead_id,omitempty"`
+}
+
+type pushCounts struct {
+	Received   int  `json:"received"`
+	Accepted   int  `json:"accepted"`
+	Rejected   int  `json:"rejected"`
+	Duplicates int  `json:"duplicates"`
+	Unreadable *int `json:"unreadable,omitempty"`
+}
+
+type pushJSON struct {
+	BatchID    string         `json:"batch_id"`
+	CampaignID string         `json:"campaign_id"`
+	Accepted   []acceptedJSON `json:"accepted"`
+	Rejected   []rejectedJSON `json:"rejected"`
+	Counts     pushCounts     `json:"counts"`
+}
+
+func pushView(res storage.PushResult, received int) pushJSON {
+	v := pushJSON{BatchID: res.BatchID, CampaignID: res.CampaignID, Accepted: []acceptedJSON{}, Rejected: []rejectedJSON{}}
+	for _, a := range res.Accepted {
+		v.Accepted = append(v.Accepted, acceptedJSON{LeadID: a.LeadID, LinkedInID: a.LinkedInID, Name: a.Name, Created: a.Created})
+	}
+	for _, rj := range res.Rejected {
+		v.Rejected = append(v.Rejected, rejectedJSON{Input: rj.Input, Reason: rj.Reason, Message: rj.Message, LeadID: rj.LeadID})
+	}
+	v.Counts = pushCounts{Received: received, Accepted: len(v.Accepted), Rejected: len(v.Rejected), Duplicates: res.Duplicates}
+	return v
+}
+
+// leadJSON is part 2.4.
+type leadJSON struct {
+	LeadID            string  `json:"lead_id"`
+	CampaignID        string  `json:"campaign_id"`
+	LinkedInID        string  `json:"linkedin_id"`
+	Name              string  `json:"name"`
+	Status            string  `json:"status"`
+	Contacted         bool    `json:"contacted"`
+	EnrichmentStatus  string  `json:"enrichment_status"`
+	FilterVerdict     string  `json:"filter_verdict"`
+	FilterReason      *string `json:"filter_reason"`
+	FilterUnknownOnly *bool   `json:"filter_unknown_only,omitempty"`
+	BatchID           *string `json:"batch_id"`
+	Source            string  `json:"source"`
+	personJSON
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+// leadView renders a lead with filter_reason recalculated against the campaign's filters as
+// they stand now: with final=true once enrichment is over (unknown facts then reject), with
+// final=false while it is pending or was skipped (unknown facts cannot reject yet).
+func leadView(p storage.Prospect, f outreach.HardFilters) leadJSON {
+	final := p.EnrichmentStatus != storage.EnrichmentPending && p.EnrichmentStatus != storage.EnrichmentSkipped
+	now := f.Evaluate(storage.LeadFacts(p), final)
+	v := leadJSON{LeadID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
+		Contacted: p.Contacted, EnrichmentStatus: p.EnrichmentStatus, FilterVerdict: p.FilterVerdict, BatchID: p.BatchID,
+		Source: p.Source, personJSON: personBlock(p.Person), CreatedAt: outreach.FormatTime(p.CreatedAt), UpdatedAt: outreach.FormatTime(p.UpdatedAt)}
+	if now.Reason != "" {
+		v.FilterReason = &now.Reason
+	}
+	if p.FilterVerdict == outreach.VerdictRejected {
+		unknownOnly := now.Verdict == outreach.VerdictRejected && now.UnknownOnly
+		v.FilterUnknownOnly = &unknownOnly
+	}
+	return v
+}
+
+func (s *Server) listLeads(w http.ResponseWriter, r *http.Request) {
+	page, err := parsePage(r, 200)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	lq := storage.LeadQuery{BatchID: q.Get("batch_id"), Source: q.Get("source"), Limit: page.Limit, Offset: page.Offset}
+	if len(lq.BatchID) > maxIdempotencyKey {
+		s.fail(w, r, fmt.Errorf("query parameter batch_id is longer than %d bytes: %w", maxIdempotencyKey, outreach.ErrInvalid))
+		return
+	}
+	if len(lq.Source) > maxLeadSourceLen {
+		s.fail(w, r, fmt.Errorf("query parameter source is longer than %d characters: %w", maxLeadSourceLen, outreach.ErrInvalid))
+		return
+	}
+	leads, total, filters, err := s.store.ListLeads(r.Context(), PrincipalFrom(r.Context()).OrgID, mux.Vars(r)["id"], lq)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := make([]leadJSON, 0, len(leads))
+	for _, p := range leads {
+		data = append(data, leadView(p, filters))
+	}
+	page.Total = total
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": page})
+}
+
+func (s *Server) getLead(w http.ResponseWriter, r *http.Request) {
+	p, filters, err := s.store.GetLead(r.Context(), PrincipalFrom(r.Context()).OrgID, mux.Vars(r)["id"])
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": leadView(p, filters)})
+}

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"outreachd/storage"
+)
+
+// Enricher looks up what is publicly known about a person. A profile the provider does not
+// know at all is Person{Found: false} with a nil error; an error means "try again later".
+type Enricher interface {
+	Enrich(ctx context.Context, req EnrichRequest) (Person, error)
+}
+
+// EnricherFunc adapts a function to Enricher, so cmd can plug in an adapter without a type.
+type EnricherFunc func(ctx context.Context, req EnrichRequest) (Person, error)
+
+// Enrich calls f.
+func (f EnricherFunc) Enrich(ctx context.Context, req EnrichRequest) (Person, error) {
+	return f(ctx, req)
+}
+
+// EnrichRequest is what the service already knows of the person. Its fields are those of
+// adapters/enrichment.Request, in the same order, so one converts to the other.
+type EnrichRequest struct {
+	ProfileKey       string
+	PublicIdentifier string
+	Name             string
+	Company          string
+	Title            string
+	Location         string
+}
+
+// Person is what the provider knows; nil is unknown. Same fields as adapters/enrichment.Person.
+type Person struct {
+	Found              bool
+	Role               *string
+	Company            *string
+	Industry           *string
+	Location           *string
+	Headline           *string
+	CompanyWebsite     *string
+	CompanyLinkedInURL *string
+	CompanySize        *string
+	FollowerCount      *int
+}
+
+// EnrichmentConfig tunes the enrichment worker.
+type EnrichmentConfig struct {
+	// PollInterval is how long the worker sleeps when the queue is empty (default 250ms), so a
+	// pushed lead is picked up well within a second.
+	PollInterval time.Duration
+	// BatchSize is how many leads one transaction claims (default 50).
+	BatchSize int
+	// Concurrency bounds the enricher calls in flight within a batch (default 8).
+	Concurrency int
+	// CallTimeout bounds one enricher call (default 20s).
+	CallTimeout time.Duration
+	// MaxAttempts is how many failed calls a lead gets before it is decided without enrichment
+	// (enrichment_status failed); default 5.
+	MaxAttempts int
+	// RetryBackoff is the wait after the first failure, doubled after each (default 30s).
+	RetryBackoff time.Duration
+}
+
+func (c *EnrichmentConfig) setDefaults() {
+	if c.PollInterval == 0 {
+		c.PollInterval = 250 * time.Millisecond
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 50
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 8
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = 20 * time.Second
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 5
+	}
+	if c.RetryBackoff == 0 {
+		c.RetryBackoff = 30 * time.Second
+	}
+}
+
+// Validate refuses settings that cannot work.
+func (c EnrichmentConfig) Validate() error {
+	if c.PollInterval < 0 || c.BatchSize < 1 || c.Concurrency < 1 || c.CallTimeout <= 0 || c.MaxAttempts < 1 || c.RetryBackoff < 0 {
+		return errors.New("enrichment: poll interval and backoff must not be negative; batch size, concurrency, timeout and attempts must be positive")
+	}
+	return nil
+}
+
+// EnrichmentWorker resolves pushed leads: it enriches each pending lead, judges it against its
+// campaign's filters with nothing left to learn (final), and records enrichment_status,
+// filter_verdict and lead_accepted or lead_rejected in one transaction per batch. Several
+// workers, in one process or many, share the queue (storage claims with SKIP LOCKED).
+type EnrichmentWorker struct {
+	store    *storage.Store
+	enricher Enricher
+	log      *slog.Logger
+	cfg      EnrichmentConfig
+	now      func() time.Time
+}
+
+// NewEnrichmentWorker builds the worker.
+func NewEnrichmentWorker(store *storage.Store, enricher Enricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if store == nil || enricher == nil {
+		return nil, errors.New("enrichment: store and enricher are required")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &EnrichmentWorker{store: store, enricher: enricher, log: log, cfg: cfg, now: time.Now}, nil
+}
+
+// Run works the queue until ctx is cancelled. A full batch is followed at once by the next;
+// an empty or partial one by a PollInterval pause.
+func (w *EnrichmentWorker) Run(ctx context.Context) error {
+	for {
+		n, err := w.RunOnce(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			w.log.Warn("enrichment batch failed", "err", err)
+		}
+		if err == nil && n == w.cfg.BatchSize {
+			continue
+		}
+		t := time.NewTimer(w.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce resolves one batch and returns how many leads it claimed.
+func (w *EnrichmentWorker) RunOnce(ctx context.Context) (int, error) {
+	return w.store.EnrichPendingLeads(ctx, w.cfg.BatchSize, w.resolve)
+}
+
+func (w *EnrichmentWorker) resolve(ctx context.Context, leads []storage.PendingLead) ([]storage.LeadResolution, error) {
+	out := make([]storage.LeadResolution, len(leads))
+	sem := make(chan struct{}, w.cfg.Concurrency)
+	var wg sync.WaitGroup
+	for i := range leads {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i] = w.resolveOne(ctx, leads[i])
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err // roll back: the leads go back to the queue untouched
+	}
+	return out, nil
+}
+
+func (w *EnrichmentWorker) resolveOne(ctx context.Context, l storage.PendingLead) storage.LeadResolution {
+	if l.FiltersErr != nil {
+		w.log.Error("campaign filters unreadable; lead left pending", "campaign", l.CampaignID, "lead", l.ID, "err", l.FiltersErr)
+		return w.retry(l)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, w.cfg.CallTimeout)
+	found, err := w.enricher.Enrich(callCtx, requestFor(l.Prospect))
+	cancel()
+	res := storage.LeadResolution{ID: l.ID, Person: l.Person}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return w.retry(l)
+	case err != nil && l.Attempts+1 < w.cfg.MaxAttempts:
+		w.log.Warn("enrichment call failed; will retry", "lead", l.ID, "attempt", l.Attempts+1, "err", err)
+		return w.retry(l)
+	case err != nil:
+		w.log.Warn("enrichment gave up; deciding on what is known", "lead", l.ID, "attempts", l.Attempts+1, "err", err)
+		res.EnrichmentStatus = storage.EnrichmentFailed
+	case !found.Found:
+		res.EnrichmentStatus = storage.EnrichmentNotFound
+	default:
+		res.EnrichmentStatus = storage.EnrichmentDone
+		res.Person = merge(l.Person, found)
+	}
+	p := l.Prospect
+	p.Person = res.Person
+	res.Verdict = l.Filters.Evaluate(storage.LeadFacts(p), true)
+	return res
+}
+
+func (w *EnrichmentWorker) retry(l storage.PendingLead) storage.LeadResolution {
+	wait := w.cfg.RetryBackoff << min(l.Attempts, 10)
+	return storage.LeadResolution{ID: l.ID, Retry: true, RetryAt: w.now().Add(wait)}
+}
+
+func requestFor(p storage.Prospect) EnrichRequest {
+	s := func(v *string) string {
+		if v == nil {
+			return ""
+		}
+		return *v
+	}
+	return EnrichRequest{ProfileKey: p.LeadKey, PublicIdentifier: s(p.PublicIdentifier), Name: p.Name,
+		Company: s(p.Company), Title: s(p.Role), Location: s(p.Location)}
+}
+
+// merge fills the person block: what the provider knows replaces what was pushed, and a field
+// the provider does not know keeps the pushed value. The profile link and handle are ours
+// (built from the lead key) and never change.
+func merge(have storage.Person, got Person) storage.Person {
+	pick := func(old, new *string) *string {
+		if new != nil && *new != "" {
+			return new
+		}
+		return old
+	}
+	out := have
+	out.Role = pick(have.Role, got.Role)
+	out.Company = pick(have.Company, got.Company)
+	out.Industry = pick(have.Industry, got.Industry)
+	out.Location = pick(have.Location, got.Location)
+	out.Headline = pick(have.Headline, got.Headline)
+	out.CompanyWebsite = pick(have.CompanyWebsite, got.CompanyWebsite)
+	out.CompanyLinkedInURL = pick(have.CompanyLinkedInURL, got.CompanyLinkedInURL)
+	out.CompanySize = pick(have.CompanySize, got.CompanySize)
+	if got.FollowerCount != nil {
+		out.FollowerCount = got.FollowerCount
+	}
+	return out
+}
