@@ -12,4 +12,5 @@ func (s *Server) routes(v1, root *mux.Router) {
 	v1.HandleFunc("/me", s.getMe).Methods(http.MethodGet)
 	s.leadRoutes(v1, root)
 	s.campaignRoutes(v1)
+	s.destinationRoutes(v1)
 }

@@ -56,6 +56,8 @@ type Deps struct {
 	// without this package importing them. Each is called with the keyed /api/v1 router
 	// (auth and rate limit applied) and the root router.
 	Extra []func(v1, root *mux.Router, h Helpers)
+	// Destinations serves the Event Destinations endpoints (api/destinations.go); nil answers 503.
+	Destinations *Destinations
 }
 
 // Server holds the dependencies of every handler.

@@ -198,10 +198,7 @@ func notYet(what string) adminCommand {
 }
 
 var (
-	adminDestinationCreate = notYet("admin destination create")
-	adminDestinationList   = notYet("admin destination list")
-	adminDestinationTest   = notYet("admin destination test")
-	adminAccountConnect    = notYet("admin account connect")
-	adminSimulateAccept    = notYet("admin simulate accept")
-	adminSimulateReply     = notYet("admin simulate reply")
+	adminAccountConnect = notYet("admin account connect")
+	adminSimulateAccept = notYet("admin simulate accept")
+	adminSimulateReply  = notYet("admin simulate reply")
 )

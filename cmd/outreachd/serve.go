@@ -129,6 +129,19 @@ func runServe(ctx context.Context, args []string) error {
 // routes. Each part is constructed from the configuration alone.
 func (a *app) wire(ctx context.Context) error {
 	a.workers = append(a.workers, worker{name: "janitor", run: a.janitor})
+	// Delivery hub and the Event Destinations API (cmd/outreachd/admin_destination.go).
+	box, err := loadSecretBox(ctx, a.cfg, a.store, a.log)
+	if err != nil {
+		return err
+	}
+	hub, err := buildHub(a.cfg, a.store, box, a.registry, a.log)
+	if err != nil {
+		return err
+	}
+	a.workers = append(a.workers, worker{name: "delivery", run: hub.Run})
+	if err := a.wireDestinations(ctx, box, hub); err != nil {
+		return err
+	}
 	return nil
 }
 

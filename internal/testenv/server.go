@@ -160,8 +160,15 @@ func Admin(t testing.TB, dbURL string, args ...string) map[string]any {
 // AdminRaw runs the admin CLI and returns stdout, stderr and the exit code.
 func AdminRaw(t testing.TB, dbURL string, args ...string) (string, string, int) {
 	t.Helper()
+	return AdminRawEnv(t, dbURL, nil, args...)
+}
+
+// AdminRawEnv is AdminRaw with extra environment (KEY=VALUE) that overrides its defaults, e.g.
+// ALLOW_PRIVATE_DESTINATIONS=false.
+func AdminRawEnv(t testing.TB, dbURL string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(Binary(t), append([]string{"admin"}, args...)...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "ALLOW_PRIVATE_DESTINATIONS=true")
+	cmd.Env = append(append(os.Environ(), "DATABASE_URL="+dbURL, "ALLOW_PRIVATE_DESTINATIONS=true"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

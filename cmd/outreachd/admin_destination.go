@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"outreachd/adapters/slack"
+	"outreachd/adapters/webhook"
+	"outreachd/api"
+	"outreachd/delivery"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// secretsKeyName is the service_keys row that holds the generated key when SECRETS_KEY is unset.
+const secretsKeyName = "secrets_key"
+
+// loadSecretBox builds the box that seals destination secrets: from SECRETS_KEY when set, else
+// from a key generated once and kept in the database. log, when not nil, is warned about the
+// latter, since a key beside the data it protects does not protect a database dump.
+func loadSecretBox(ctx context.Context, cfg Config, st *storage.Store, log *slog.Logger) (*delivery.SecretBox, error) {
+	if cfg.SecretsKey != "" {
+		key, err := delivery.ParseSecretKey(cfg.SecretsKey)
+		if err != nil {
+			return nil, fmt.Errorf("SECRETS_KEY: %w", err)
+		}
+		return delivery.NewSecretBox(key)
+	}
+	key, created, err := st.ServiceKey(ctx, secretsKeyName, 32)
+	if err != nil {
+		return nil, err
+	}
+	if log != nil {
+		log.Warn("SECRETS_KEY is not set: destination secrets are sealed with a key stored in the database; "+
+			"set SECRETS_KEY (32 bytes, e.g. `openssl rand -hex 32`) in production", "generated_now", created)
+	}
+	return delivery.NewSecretBox(key)
+}
+
+// newDestinations builds the destination manager shared by the API and the CLI. hub may be nil.
+func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub api.DeliveryHub) (*api.Destinations, error) {
+	return api.NewDestinations(st, api.DestinationsConfig{
+		Hub:       hub,
+		Sealer:    box,
+		Guard:     webhook.Guard{AllowPrivate: cfg.AllowPrivateDestinations},
+		NewSecret: delivery.GenerateSecret,
+	})
+}
+
+// buildHub constructs the delivery hub from the configuration: one SSRF-guarded HTTP sender
+// shared with the Slack adapter, and the box that opens sealed secrets. reg may be nil.
+func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg prometheus.Registerer, log *slog.Logger) (*delivery.Hub, error) {
+	wcfg := webhook.Config{Timeout: cfg.DeliveryTimeout, AllowPrivate: cfg.AllowPrivateDestinations}
+	if err := wcfg.Validate(); err != nil {
+		return nil, err
+	}
+	sender := webhook.NewSender(wcfg)
+	slackSender, err := slack.New(sender.Client(), slack.Config{})
+	if err != nil {
+		return nil, err
+	}
+	return delivery.NewHub(st, sender, slackSender, reg, delivery.Config{
+		Timeout: cfg.DeliveryTimeout, RetrySchedule: cfg.DeliveryRetrySchedule, Secrets: box, Logger: log,
+	})
+}
+
+// hubAdapter presents the delivery hub as the api package's DeliveryHub (api does not import
+// delivery).
+type hubAdapter struct{ hub *delivery.Hub }
+
+func (a hubAdapter) SendTest(ctx context.Context, d storage.Destination, kind outreach.EventKind) (api.TestSendResult, error) {
+	v, err := a.hub.SendTest(ctx, d, kind)
+	return api.TestSendResult{StatusCode: v.StatusCode, Error: v.Error, Duration: v.Duration}, err
+}
+
+func (a hubAdapter) Resend(ctx context.Context, orgID, deliveryID string) error {
+	return a.hub.Resend(ctx, orgID, deliveryID)
+}
+
+func (a hubAdapter) Recover(ctx context.Context, orgID string, r api.RecoverRange) (int, error) {
+	return a.hub.RecoverDestination(ctx, orgID, r.DestinationID, r.From, r.To)
+}
+
+// wireDestinations mounts the Event Destinations API on hub (nil: test and resend answer 503).
+func (a *app) wireDestinations(ctx context.Context, box *delivery.SecretBox, hub *delivery.Hub) error {
+	var dh api.DeliveryHub
+	if hub != nil {
+		dh = hubAdapter{hub}
+	}
+	m, err := newDestinations(a.cfg, a.store, box, dh)
+	if err != nil {
+		return err
+	}
+	a.apiDeps.Destinations = m
+	return nil
+}
+
+// adminDestinations builds the manager for one admin command, with a hub when withHub.
+func adminDestinations(ctx context.Context, env *adminEnv, withHub bool) (*api.Destinations, error) {
+	box, err := loadSecretBox(ctx, env.cfg, env.store, nil)
+	if err != nil {
+		return nil, err
+	}
+	var hub api.DeliveryHub
+	if withHub {
+		h, err := buildHub(env.cfg, env.store, box, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		hub = hubAdapter{h}
+	}
+	return newDestinations(env.cfg, env.store, box, hub)
+}
+
+func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+	org := fs.String("org", "", "organization id")
+	rawURL := fs.String("url", "", "HTTPS endpoint, or a Slack incoming-webhook URL")
+	kind := fs.String("kind", "", "https or slack (default: slack for a hooks.slack.com URL or a bot token, else https)")
+	events := fs.String("events", "all", `"all" or comma-separated event kinds`)
+	secret := fs.String("secret", "", `signing secret, or "generate" to have one made and printed once`)
+	name := fs.String("name", "", "display name (default: the URL's host)")
+	token := fs.String("slack-token", "", "Slack bot token (kind slack, with --slack-channel, instead of --url)")
+	channel := fs.String("slack-channel", "", "Slack channel id or name for the bot token")
+	required := []string{"org"}
+	if !hasFlag(args, "slack-token") {
+		required = append(required, "url")
+	}
+	if err := parseFlags(fs, args, required...); err != nil {
+		return nil, err
+	}
+	k := *kind
+	if k == "" {
+		k = storage.DestinationHTTPS
+		if *token != "" || strings.HasPrefix(*rawURL, "https://hooks.slack.com/") {
+			k = storage.DestinationSlack
+		}
+	}
+	m, err := adminDestinations(ctx, env, false)
+	if err != nil {
+		return nil, err
+	}
+	d, generated, err := m.Create(ctx, *org, api.DestinationSpec{Name: *name, Kind: k, URL: *rawURL,
+		Events: strings.Split(*events, ","), Secret: *secret, SlackBotToken: *token, SlackChannel: *channel})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"destination_id": d.ID, "org_id": d.OrgID, "name": d.Name, "kind": d.Kind,
+		"url": api.DisplayURL(d), "events": d.Events, "has_secret": d.SecretSealed != nil, "enabled": d.Enabled}
+	if d.SlackChannel != "" {
+		out["slack_channel"] = d.SlackChannel
+	}
+	if generated != "" {
+		out["secret"] = generated
+	}
+	return out, nil
+}
+
+// hasFlag reports whether args set --name (or -name), in either "=value" or separate form.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		a = strings.TrimLeft(a, "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func adminDestinationList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+	org := fs.String("org", "", "organization id")
+	if err := parseFlags(fs, args, "org"); err != nil {
+		return nil, err
+	}
+	if _, err := env.store.GetOrg(ctx, *org); err != nil {
+		return nil, err
+	}
+	list, err := env.store.ListDestinations(ctx, *org)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(list))
+	for i, d := range list {
+		ids[i] = d.ID
+	}
+	last, err := env.store.LastAttempts(ctx, *org, ids)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]map[string]any, len(list))
+	for i, d := range list {
+		a, ok := last[d.ID]
+		data[i] = map[string]any{"id": d.ID, "name": d.Name, "kind": d.Kind, "url": api.DisplayURL(d),
+			"events": d.Events, "last_attempt": api.LastAttemptOf(a, ok)}
+	}
+	return map[string]any{"data": data}, nil
+}
+
+func adminDestinationTest(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+	id := fs.String("destination", "", "destination id")
+	event := fs.String("event", "", "event kind to sample (default: the first the destination selects)")
+	if err := parseFlags(fs, args, "destination"); err != nil {
+		return nil, err
+	}
+	d, err := env.store.DestinationByID(ctx, *id)
+	if err != nil {
+		return nil, err
+	}
+	m, err := adminDestinations(ctx, env, true)
+	if err != nil {
+		return nil, err
+	}
+	kind, res, err := m.Test(ctx, d, *event)
+	if err != nil {
+		return nil, err
+	}
+	return api.TestView(d.ID, kind, res), nil
+}
