@@ -13,4 +13,5 @@ func (s *Server) routes(v1, root *mux.Router) {
 	s.leadRoutes(v1, root)
 	s.campaignRoutes(v1)
 	s.destinationRoutes(v1)
+	s.reportRoutes(v1)
 }

@@ -58,6 +58,8 @@ type Deps struct {
 	Extra []func(v1, root *mux.Router, h Helpers)
 	// Destinations serves the Event Destinations endpoints (api/destinations.go); nil answers 503.
 	Destinations *Destinations
+	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
+	Inbox InboxReader
 }
 
 // Server holds the dependencies of every handler.

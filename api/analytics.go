@@ -1,0 +1,120 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// Daily analytics bounds (api-v1 §4.9, part 8).
+const (
+	maxDailyRangeDays     = 92
+	defaultDailyRangeDays = 30 // from defaults to 29 days before to: 30 rows
+)
+
+// getAnalytics is GET /analytics: all-time totals of the organization (§2.9).
+func (s *Server) getAnalytics(w http.ResponseWriter, r *http.Request) {
+	t, err := s.store.OrgAnalytics(r.Context(), PrincipalFrom(r.Context()).OrgID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+		"campaigns": t.Campaigns, "total_prospects": t.TotalProspects, "prospects_by_status": t.ProspectsByStatus,
+	}})
+}
+
+type dailyRowJSON struct {
+	Date                string `json:"date"`
+	InvitesSent         int64  `json:"invites_sent"`
+	ConnectionsAccepted int64  `json:"connections_accepted"`
+	MessagesSent        int64  `json:"messages_sent"`
+	Replies             int64  `json:"replies"`
+	PositiveReplies     int64  `json:"positive_replies"`
+	NegativeReplies     int64  `json:"negative_replies"`
+	Bookings            int64  `json:"bookings"`
+	InvitesWithdrawn    int64  `json:"invites_withdrawn"`
+}
+
+// getAnalyticsDaily is GET /analytics/daily. Its errors use the plain shape {"error": "..."}
+// (api-v1 part 7, decisions §3).
+func (s *Server) getAnalyticsDaily(w http.ResponseWriter, r *http.Request) {
+	q, err := s.parseDailyQuery(r)
+	if err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	rows, err := s.store.DailyAnalytics(r.Context(), q)
+	if err != nil {
+		s.failPlain(w, r, err)
+		return
+	}
+	data := make([]dailyRowJSON, 0, len(rows))
+	for _, d := range rows {
+		data = append(data, dailyRowJSON{
+			Date: d.Day.Format(time.DateOnly), InvitesSent: d.InvitesSent, ConnectionsAccepted: d.ConnectionsAccepted,
+			MessagesSent: d.MessagesSent, Replies: d.Replies, PositiveReplies: d.PositiveReplies,
+			NegativeReplies: d.NegativeReplies, Bookings: d.Bookings, InvitesWithdrawn: d.InvitesWithdrawn,
+		})
+	}
+	meta := map[string]any{"from": q.From.Format(time.DateOnly), "to": q.To.Format(time.DateOnly), "timezone": "UTC"}
+	if q.From.Before(storage.SentimentSplitFrom) {
+		meta["note"] = "positive_replies and negative_replies are counted from " +
+			storage.SentimentSplitFrom.Format(time.DateOnly) + " onward; earlier replies count only in replies"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "meta": meta})
+}
+
+func (s *Server) parseDailyQuery(r *http.Request) (storage.DailyQuery, error) {
+	v := r.URL.Query()
+	q := storage.DailyQuery{OrgID: PrincipalFrom(r.Context()).OrgID,
+		CampaignID: v.Get("campaign_id"), AccountID: v.Get("account_id")}
+	today := s.now().UTC().Truncate(24 * time.Hour)
+	var err error
+	if q.To, err = parseDay(v.Get("to"), "to", today); err != nil {
+		return q, err
+	}
+	if q.From, err = parseDay(v.Get("from"), "from", q.To.AddDate(0, 0, -(defaultDailyRangeDays-1))); err != nil {
+		return q, err
+	}
+	if q.From.After(q.To) {
+		return q, fmt.Errorf("query parameter from (%s) is after to (%s): %w",
+			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), outreach.ErrInvalid)
+	}
+	if days := int(q.To.Sub(q.From).Hours()/24) + 1; days > maxDailyRangeDays {
+		return q, fmt.Errorf("the range from %s to %s spans %d days; at most %d are allowed: %w",
+			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), days, maxDailyRangeDays, outreach.ErrInvalid)
+	}
+	return q, nil
+}
+
+// parseDay reads a YYYY-MM-DD query value as a UTC day; "" is def.
+func parseDay(raw, name string, def time.Time) (time.Time, error) {
+	if raw == "" {
+		return def, nil
+	}
+	d, err := time.Parse(time.DateOnly, raw)
+	if err != nil {
+		if len(raw) > 40 {
+			raw = raw[:40] + "..."
+		}
+		return time.Time{}, fmt.Errorf("query parameter %s must be a date written YYYY-MM-DD, got %q: %w", name, raw, outreach.ErrInvalid)
+	}
+	return d, nil
+}
+
+// reportRoutes mounts the reporting endpoints of the outreach engine and stop/block.
+func (s *Server) reportRoutes(v1 *mux.Router) {
+	v1.HandleFunc("/analytics", s.getAnalytics).Methods(http.MethodGet)
+	v1.HandleFunc("/analytics/daily", s.getAnalyticsDaily).Methods(http.MethodGet)
+	v1.HandleFunc("/needs-human", s.getNeedsHuman).Methods(http.MethodGet)
+	v1.HandleFunc("/stalled-leads", s.getStalledLeads).Methods(http.MethodGet)
+	v1.HandleFunc("/inbox", s.getInbox).Methods(http.MethodGet)
+	v1.HandleFunc("/inbox/stop", s.postInboxStop).Methods(http.MethodPost)
+	v1.HandleFunc("/inbox/block", s.postInboxBlock).Methods(http.MethodPost)
+}

@@ -1,0 +1,371 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// InboxChat is one live LinkedIn conversation as the provider lists it (api-v1 §2.7). The API
+// declares its own type so that it does not import the LinkedIn adapter; cmd adapts.
+type InboxChat struct {
+	ID                 string
+	AttendeeName       string
+	AttendeeProviderID string
+	// ProfileKey is the lead key the service used for the person, when it started the chat.
+	ProfileKey  string
+	UnreadCount int
+	LastMessage *InboxMessage // nil for a chat without messages
+}
+
+// InboxMessage is a chat's last message.
+type InboxMessage struct {
+	Text   string
+	At     time.Time
+	FromMe bool
+}
+
+// InboxReader reads a LinkedIn account's chats live, most recent first; providerAccountID is
+// the provider's id of the seat, limit <= 0 means all.
+type InboxReader interface {
+	ListChats(ctx context.Context, providerAccountID string, limit int) ([]InboxChat, error)
+}
+
+const (
+	inboxAccounts = 5 // api-v1 §4.12: the first five connected accounts
+	// inboxCampaignScan is how many recent chats per account scope=campaign reads before it
+	// keeps only campaign people, so that strangers at the top of an inbox do not crowd them out.
+	inboxCampaignScan = 500
+	inboxReadTimeout  = 20 * time.Second
+	maxStopBlockItems = 200
+	maxBlockReason    = 500
+)
+
+type inboxMessageJSON struct {
+	Text   string `json:"text"`
+	At     string `json:"at"`
+	FromMe bool   `json:"from_me"`
+}
+
+type inboxItemJSON struct {
+	ID                 string            `json:"id"`
+	AccountID          string            `json:"account_id"`
+	AttendeeName       string            `json:"attendee_name"`
+	AttendeeProviderID string            `json:"attendee_provider_id"`
+	UnreadCount        int               `json:"unread_count"`
+	LastMessage        *inboxMessageJSON `json:"last_message"`
+	personJSON
+}
+
+type accountChat struct {
+	accountID string
+	chat      InboxChat
+}
+
+// getInbox is GET /inbox: the live conversations of the organization's first five connected
+// LinkedIn accounts, most recent first, merged across accounts. It has its own rate budget
+// (ratelimit.go) and no pagination.
+func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", 50, 1, 100)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	scope := r.URL.Query().Get("scope")
+	switch scope {
+	case "":
+		scope = "campaign"
+	case "campaign", "all":
+	default:
+		s.fail(w, r, fmt.Errorf("query parameter scope must be campaign or all, got %q: %w", truncate(scope, 40), outreach.ErrInvalid))
+		return
+	}
+	if s.deps.Inbox == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the live LinkedIn inbox is not available in this process")
+		return
+	}
+	orgID := PrincipalFrom(r.Context()).OrgID
+	accounts, err := s.store.InboxAccounts(r.Context(), orgID, inboxAccounts)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	perAccount := limit
+	if scope == "campaign" {
+		perAccount = inboxCampaignScan
+	}
+	chats, failed, err := s.readInboxes(r.Context(), accounts, perAccount)
+	if err != nil {
+		s.log.Warn("inbox: provider read failed", "org", orgID, "account", failed, "err", err)
+		writeError(w, http.StatusBadGateway, "linkedin_unavailable",
+			"LinkedIn did not answer for account "+failed+"; retry later")
+		return
+	}
+	refs := make([]storage.ChatRef, len(chats))
+	for i, c := range chats {
+		refs[i] = storage.ChatRef{ProfileKey: c.chat.ProfileKey, ProviderID: c.chat.AttendeeProviderID,
+			AccountID: c.accountID, ProviderChatID: c.chat.ID}
+	}
+	people, err := s.store.InboxPeople(r.Context(), orgID, refs)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := make([]inboxItemJSON, 0, limit)
+	for i, c := range chats {
+		if len(data) == limit {
+			break
+		}
+		if scope == "campaign" && people[i] == nil {
+			continue
+		}
+		it := inboxItemJSON{ID: c.chat.ID, AccountID: c.accountID, AttendeeName: c.chat.AttendeeName,
+			AttendeeProviderID: c.chat.AttendeeProviderID, UnreadCount: c.chat.UnreadCount}
+		if m := c.chat.LastMessage; m != nil {
+			it.LastMessage = &inboxMessageJSON{Text: m.Text, At: outreach.FormatTime(m.At), FromMe: m.FromMe}
+		}
+		if people[i] != nil {
+			it.personJSON = personBlock(*people[i])
+		}
+		data = append(data, it)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "scope": scope})
+}
+
+// readInboxes reads every account at once and merges the chats, most recent message first. On
+// failure it returns the id of (one) account that failed.
+func (s *Server) readInboxes(ctx context.Context, accounts []storage.InboxAccount, perAccount int) ([]accountChat, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, inboxReadTimeout)
+	defer cancel()
+	lists := make([][]InboxChat, len(accounts))
+	errs := make([]error, len(accounts))
+	var wg sync.WaitGroup
+	for i, a := range accounts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i], errs[i] = s.deps.Inbox.ListChats(ctx, a.ProviderAccountID, perAccount)
+		}()
+	}
+	wg.Wait()
+	var out []accountChat
+	for i, a := range accounts {
+		if errs[i] != nil {
+			return nil, a.ID, errs[i]
+		}
+		for _, c := range lists[i] {
+			out = append(out, accountChat{accountID: a.ID, chat: c})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].chat.LastMessage, out[j].chat.LastMessage
+		switch {
+		case a == nil || b == nil:
+			return a != nil && b == nil
+		case !a.At.Equal(b.At):
+			return a.At.After(b.At)
+		}
+		return out[i].chat.ID < out[j].chat.ID
+	})
+	return out, "", nil
+}
+
+// targetsBody is the body of POST /inbox/stop and, with reason, POST /inbox/block. Entries are
+// kept raw so that one entry of the wrong type is reported on its own instead of failing the
+// whole batch.
+type targetsBody struct {
+	LinkedInURLs []json.RawMessage `json:"linkedin_urls"`
+	LinkedInURL  json.RawMessage   `json:"linkedin_url"`
+}
+
+type blockBody struct {
+	targetsBody
+	Reason *string `json:"reason"`
+}
+
+// target is one entry of a stop/block batch: what the client sent and, if it names a person,
+// who that is.
+type target struct {
+	input string
+	ref   storage.PersonRef
+	err   string // why the entry names nobody; "" when ref is valid
+}
+
+func parseTargets(b targetsBody) ([]target, error) {
+	if string(b.LinkedInURL) == "null" {
+		b.LinkedInURL = nil
+	}
+	var raws []json.RawMessage
+	switch {
+	case b.LinkedInURLs != nil && b.LinkedInURL != nil:
+		return nil, fmt.Errorf("send either linkedin_urls or linkedin_url, not both: %w", outreach.ErrInvalid)
+	case b.LinkedInURL != nil:
+		raws = []json.RawMessage{b.LinkedInURL}
+	case b.LinkedInURLs != nil:
+		if len(b.LinkedInURLs) == 0 || len(b.LinkedInURLs) > maxStopBlockItems {
+			return nil, fmt.Errorf("linkedin_urls must hold 1 to %d entries, got %d: %w",
+				maxStopBlockItems, len(b.LinkedInURLs), outreach.ErrInvalid)
+		}
+		raws = b.LinkedInURLs
+	default:
+		return nil, fmt.Errorf("linkedin_urls (an array of 1 to %d profile URLs or member ids) or linkedin_url is required: %w",
+			maxStopBlockItems, outreach.ErrInvalid)
+	}
+	out := make([]target, len(raws))
+	for i, raw := range raws {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			out[i] = target{input: truncate(string(raw), 200), err: "entry must be a string (a profile URL, handle or member id)"}
+			continue
+		}
+		out[i].input = s
+		p, err := outreach.NormalizeProfile(s)
+		if err != nil {
+			out[i].err = clientMessage(err)
+			continue
+		}
+		value := p.URL
+		if value == "" {
+			value = p.MemberID
+		}
+		out[i].ref = storage.PersonRef{Key: p.Key, MemberID: p.MemberID, Value: value}
+	}
+	return out, nil
+}
+
+// validTargets returns the refs of the entries that name a person and, for each entry, the index of
+// its ref (-1 for a bad entry).
+func validTargets(ts []target) ([]storage.PersonRef, []int) {
+	var refs []storage.PersonRef
+	idx := make([]int, len(ts))
+	for i, t := range ts {
+		idx[i] = -1
+		if t.err == "" {
+			idx[i] = len(refs)
+			refs = append(refs, t.ref)
+		}
+	}
+	return refs, idx
+}
+
+type stopItemJSON struct {
+	Input                string `json:"input"`
+	MatchedConversations int    `json:"matched_conversations"`
+	RepliesStopped       bool   `json:"replies_stopped"`
+	FollowupsClosed      int    `json:"followups_closed"`
+	CampaignsPaused      int    `json:"campaigns_paused"`
+	NotFound             bool   `json:"not_found"`
+	Error                string `json:"error,omitempty"`
+}
+
+// postInboxStop is POST /inbox/stop (api-v1 §4.17, §3.4).
+func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	var b targetsBody
+	if err := decodeJSON(r, &b); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ts, err := parseTargets(b)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	refs, idx := validTargets(ts)
+	var res []storage.StopResult
+	if len(refs) > 0 {
+		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, s.now()); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	data := make([]stopItemJSON, len(ts))
+	applied := 0
+	for i, t := range ts {
+		if idx[i] < 0 {
+			data[i] = stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
+			continue
+		}
+		x := res[idx[i]]
+		data[i] = stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
+			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
+			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
+		if x.Found {
+			applied++
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "applied": applied})
+}
+
+type blockItemJSON struct {
+	Input                string `json:"input"`
+	Blocked              bool   `json:"blocked"`
+	MatchedConversations int    `json:"matched_conversations"`
+	FollowupsClosed      int    `json:"followups_closed"`
+	DraftsDismissed      int    `json:"drafts_dismissed"`
+	Error                string `json:"error,omitempty"`
+}
+
+// postInboxBlock is POST /inbox/block (api-v1 §4.18, §3.4, decisions §4).
+func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	var b blockBody
+	if err := decodeJSON(r, &b); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if b.Reason != nil && utf8.RuneCountInString(*b.Reason) > maxBlockReason {
+		s.fail(w, r, fmt.Errorf("reason must be at most %d characters, got %d: %w",
+			maxBlockReason, utf8.RuneCountInString(*b.Reason), outreach.ErrInvalid))
+		return
+	}
+	ts, err := parseTargets(b.targetsBody)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	refs, idx := validTargets(ts)
+	var res []storage.BlockResult
+	if len(refs) > 0 {
+		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, s.now()); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	data := make([]blockItemJSON, len(ts))
+	blocked := 0
+	for i, t := range ts {
+		if idx[i] < 0 {
+			data[i] = blockItemJSON{Input: t.input, Error: t.err}
+			continue
+		}
+		x := res[idx[i]]
+		data[i] = blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
+			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
+		blocked++
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "blocked": blocked})
+}
+
+// truncate shortens s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
