@@ -172,7 +172,7 @@ func (s *Store) GetCampaign(ctx context.Context, orgID, id string) (Campaign, er
 	if err != nil {
 		return Campaign{}, notFound(err, "campaign "+id)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM prospects WHERE campaign_id = $1 GROUP BY status`, id)
+	rows, err := s.pool.Query(ctx, `SELECT status, n FROM prospect_counts WHERE campaign_id = $1 AND n > 0`, id)
 	if err != nil {
 		return Campaign{}, err
 	}
@@ -208,13 +208,11 @@ func (s *Store) ListCampaigns(ctx context.Context, orgID string) ([]Campaign, er
 		return []Campaign{}, nil
 	}
 	byID := make(map[string]*Campaign, len(out))
-	ids := make([]string, len(out))
 	for i := range out {
 		byID[out[i].ID] = &out[i]
-		ids[i] = out[i].ID
 	}
-	crows, err := s.pool.Query(ctx, `SELECT campaign_id, status, count(*) FROM prospects
-		WHERE campaign_id = ANY($1) GROUP BY campaign_id, status`, ids)
+	crows, err := s.pool.Query(ctx, `SELECT campaign_id, status, n FROM prospect_counts
+		WHERE org_id = $1 AND n > 0`, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +223,9 @@ func (s *Store) ListCampaigns(ctx context.Context, orgID string) ([]Campaign, er
 		if err := crows.Scan(&id, &status, &n); err != nil {
 			return nil, err
 		}
-		byID[id].ProspectCounts[status] = n
+		if c, ok := byID[id]; ok {
+			c.ProspectCounts[status] = n
+		}
 	}
 	return out, crows.Err()
 }
@@ -369,7 +369,7 @@ const (
 // campaignStats computes the lifetime totals carried by campaign events.
 func campaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outreach.CampaignStats, error) {
 	st := outreach.CampaignStats{ProspectsByStatus: map[string]int{}}
-	rows, err := tx.Query(ctx, `SELECT status, count(*) FROM prospects WHERE campaign_id = $1 GROUP BY status`, campaignID)
+	rows, err := tx.Query(ctx, `SELECT status, n FROM prospect_counts WHERE campaign_id = $1 AND n > 0`, campaignID)
 	if err != nil {
 		return st, err
 	}

@@ -34,8 +34,10 @@ func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery
 		where = append(where, "status = $"+strconv.Itoa(len(args)))
 	}
 	cond := strings.Join(where, " AND ")
+	// The total comes from the trigger-kept counters (migration 003): exact, and O(campaigns x
+	// statuses) instead of O(prospects). The page's WHERE uses the same columns, so both agree.
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM prospects WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0) FROM prospect_counts WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count prospects: %w", err)
 	}
 	out := []Prospect{}
@@ -65,15 +67,19 @@ func (s *Store) GetProspect(ctx context.Context, orgID, id string) (Prospect, er
 	return p, nil
 }
 
+// endSequence stops all outreach to a prospect: the engine sends nothing to a prospect whose
+// sequence has ended, and nothing stays scheduled (a paused position is dropped too).
+const endSequence = "sequence_ended_at = coalesce(sequence_ended_at, now()), next_step_at = NULL, paused_next_step_at = NULL"
+
 // SetProspectOutcome marks an outcome and says whether it was written now or already set.
 // The prospect row is locked for the whole transaction, so concurrent calls record a booking or
 // a conversion exactly once.
 //
 //   - interested: tags outcome_interested_at.
-//   - lost: tags outcome_lost_at and ends the sequence (sequence_ended_at), which stops all
-//     outreach; the status is left as it was.
-//   - booked: booked_at, ends the sequence, a manual 'booking' activity (booking stats) and a
-//     call_booked event marked manual, in this transaction.
+//   - lost: tags outcome_lost_at, ends the sequence and closes scheduled follow-ups, which
+//     stops all outreach; the status is left as it was.
+//   - booked: booked_at, ends the sequence, closes follow-ups, a manual 'booking' activity
+//     (booking stats) and a call_booked event marked manual, in this transaction.
 //   - converted: converted_at and a manual 'conversion' activity.
 func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcome outreach.Outcome) (string, error) {
 	applied := outreach.OutcomeAlreadySet
@@ -89,9 +95,9 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		case outreach.OutcomeInterested:
 			set, already = "outcome_interested_at = now()", p.InterestedAt
 		case outreach.OutcomeLost:
-			set, already = "outcome_lost_at = now(), sequence_ended_at = coalesce(sequence_ended_at, now())", p.LostAt
+			set, already = "outcome_lost_at = now(), "+endSequence, p.LostAt
 		case outreach.OutcomeBooked:
-			set, already = "booked_at = now(), sequence_ended_at = coalesce(sequence_ended_at, now())", p.BookedAt
+			set, already = "booked_at = now(), "+endSequence, p.BookedAt
 		case outreach.OutcomeConverted:
 			set, already = "converted_at = now()", p.ConvertedAt
 		default:
@@ -104,6 +110,11 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		var at time.Time
 		if err := tx.QueryRow(ctx, `UPDATE prospects SET `+set+`, updated_at = now() WHERE id = $1 RETURNING now()`, id).Scan(&at); err != nil {
 			return err
+		}
+		if outcome == outreach.OutcomeLost || outcome == outreach.OutcomeBooked {
+			if _, err := tx.Exec(ctx, `UPDATE followups SET closed_at = $2 WHERE prospect_id = $1 AND closed_at IS NULL`, id, at); err != nil {
+				return fmt.Errorf("close follow-ups: %w", err)
+			}
 		}
 		switch outcome {
 		case outreach.OutcomeBooked:
