@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"outreachd/outreach"
 )
 
@@ -614,36 +612,68 @@ func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(
 		for i := range leads {
 			byID[leads[i].ID] = &leads[i]
 		}
-		batch := &pgx.Batch{}
+		var retryIDs []string
+		var retryAt []time.Time
+		var u resolvedColumns
 		for _, r := range results {
 			l, ok := byID[r.ID]
 			if !ok {
 				continue
 			}
 			if r.Retry {
-				batch.Queue(`UPDATE prospects SET enrichment_attempts = enrichment_attempts + 1, enrichment_next_at = $2 WHERE id = $1`, r.ID, r.RetryAt)
+				retryIDs, retryAt = append(retryIDs, r.ID), append(retryAt, r.RetryAt)
 				continue
 			}
-			pp := r.Person
-			var reason *string
-			if r.Verdict.Reason != "" {
-				reason = &r.Verdict.Reason
-			}
-			batch.Queue(`UPDATE prospects SET enrichment_status = $2, filter_verdict = $3, filter_reason = $4, filter_unknown_only = $5,
-				role = $6, company = $7, industry = $8, location = $9, headline = $10, company_website = $11,
-				company_linkedin_url = $12, company_size = $13, follower_count = $14, enrichment_next_at = NULL, updated_at = now()
-				WHERE id = $1`, r.ID, r.EnrichmentStatus, r.Verdict.Verdict, reason, r.Verdict.UnknownOnly,
-				pp.Role, pp.Company, pp.Industry, pp.Location, pp.Headline, pp.CompanyWebsite, pp.CompanyLinkedInURL, pp.CompanySize, pp.FollowerCount)
+			u.add(r)
 			if ev, ok := verdictEvent(*l, r); ok {
 				tx.Emit(ev)
 			}
 		}
-		if batch.Len() == 0 {
+		if len(retryIDs) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE prospects p SET enrichment_attempts = p.enrichment_attempts + 1, enrichment_next_at = u.at
+				FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE p.id = u.id`, retryIDs, retryAt); err != nil {
+				return fmt.Errorf("postpone leads: %w", err)
+			}
+		}
+		if len(u.ids) == 0 {
 			return nil
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		_, err = tx.Exec(ctx, `UPDATE prospects p SET enrichment_status = u.enr, filter_verdict = u.verdict, filter_reason = u.reason,
+			filter_unknown_only = u.unknown_only, role = u.role, company = u.company, industry = u.industry, location = u.location,
+			headline = u.headline, company_website = u.website, company_linkedin_url = u.company_url, company_size = u.size,
+			follower_count = u.followers, enrichment_next_at = NULL, updated_at = now()
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], $8::text[], $9::text[],
+				$10::text[], $11::text[], $12::text[], $13::text[], $14::int[])
+				AS u(id, enr, verdict, reason, unknown_only, role, company, industry, location, headline, website, company_url, size, followers)
+			WHERE p.id = u.id`, u.ids, u.enr, u.verdict, u.reason, u.unknownOnly, u.role, u.company, u.industry, u.location,
+			u.headline, u.website, u.companyURL, u.size, u.followers)
+		if err != nil {
+			return fmt.Errorf("record enrichment: %w", err)
+		}
+		return nil
 	})
 	return claimed, err
+}
+
+// resolvedColumns holds decided leads column by column for one UPDATE … FROM unnest.
+type resolvedColumns struct {
+	ids, enr, verdict                                                              []string
+	reason, role, company, industry, location, headline, website, companyURL, size []*string
+	unknownOnly                                                                    []bool
+	followers                                                                      []*int
+}
+
+func (u *resolvedColumns) add(r LeadResolution) {
+	var reason *string
+	if r.Verdict.Reason != "" {
+		reason = &r.Verdict.Reason
+	}
+	p := r.Person
+	u.ids, u.enr, u.verdict = append(u.ids, r.ID), append(u.enr, r.EnrichmentStatus), append(u.verdict, r.Verdict.Verdict)
+	u.reason, u.unknownOnly = append(u.reason, reason), append(u.unknownOnly, r.Verdict.UnknownOnly)
+	u.role, u.company, u.industry = append(u.role, p.Role), append(u.company, p.Company), append(u.industry, p.Industry)
+	u.location, u.headline, u.website = append(u.location, p.Location), append(u.headline, p.Headline), append(u.website, p.CompanyWebsite)
+	u.companyURL, u.size, u.followers = append(u.companyURL, p.CompanyLinkedInURL), append(u.size, p.CompanySize), append(u.followers, p.FollowerCount)
 }
 
 // verdictEvent is lead_accepted or lead_rejected for a decided lead.
