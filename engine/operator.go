@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// OperatorReport is one `admin simulate ...` command: LinkedIn, as the operator tells it.
+type OperatorReport struct {
+	Kind       string // one of the Report* kinds
+	ProspectID string // invite_accepted, message_received
+	AccountID  string // our seat id, for the account kinds
+	Text       string // message_received
+	Cooldown   time.Duration
+}
+
+// maxOperatorText bounds an injected message like a LinkedIn message.
+const maxOperatorText = 8000
+
+// Simulate files an operator report and returns its result once it has been handled: by a
+// serving engine when one is alive (within wait), else right here through the same handler.
+func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Duration) (map[string]any, error) {
+	at := e.clock.Now()
+	if t, ok, err := e.store.EngineClock(ctx); err == nil && ok {
+		at = t
+	}
+	row := storage.ProviderReport{Kind: in.Kind, At: at}
+	switch in.Kind {
+	case ReportInviteAccepted, ReportMessageReceived:
+		if in.Kind == ReportMessageReceived {
+			text := strings.TrimSpace(in.Text)
+			if text == "" {
+				return nil, fmt.Errorf("--text is required and must not be blank: %w", outreach.ErrInvalid)
+			}
+			if utf8.RuneCountInString(in.Text) > maxOperatorText || !utf8.ValidString(in.Text) {
+				return nil, fmt.Errorf("--text must be valid UTF-8 of at most %d characters: %w", maxOperatorText, outreach.ErrInvalid)
+			}
+			row.Text = in.Text
+		}
+		p, err := e.store.GetEngineProspect(ctx, in.ProspectID)
+		if err != nil {
+			return nil, err
+		}
+		var acc storage.LinkedInAccount
+		err = e.store.InTx(ctx, func(tx *storage.Tx) error {
+			c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+			if err != nil {
+				return err
+			}
+			acc, err = tx.PickSendingAccount(ctx, p.OrgID, p.AccountID, c.AccountIDs)
+			return err
+		})
+		if errors.Is(err, outreach.ErrNotFound) {
+			return nil, storage.ErrNoAccount
+		}
+		if err != nil {
+			return nil, err
+		}
+		row.OrgID, row.AccountID, row.ProviderAccountID = p.OrgID, acc.ID, acc.ProviderAccountID
+		row.ProspectID, row.ProfileKey, row.AttendeeName = p.ID, p.LeadKey, p.Name
+	case ReportAccountDisconnected, ReportAccountReconnected, ReportAccountRateLimited,
+		ReportSalesNavUnavailable, ReportSalesNavRestored:
+		acc, err := e.store.GetLinkedInAccount(ctx, in.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		row.OrgID, row.AccountID, row.ProviderAccountID = acc.OrgID, acc.ID, acc.ProviderAccountID
+		if in.Kind == ReportAccountRateLimited {
+			if in.Cooldown < 0 {
+				return nil, fmt.Errorf("--cooldown must be positive: %w", outreach.ErrInvalid)
+			}
+			if in.Cooldown == 0 {
+				in.Cooldown = 24 * time.Hour
+			}
+			row.CooldownHours = int((in.Cooldown + time.Hour - 1) / time.Hour)
+		}
+	default:
+		return nil, fmt.Errorf("unknown report kind %q: %w", in.Kind, outreach.ErrInvalid)
+	}
+	id, err := e.store.InsertOperatorReport(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if alive, err := e.store.EngineAlive(ctx, 3*time.Second); err == nil && alive {
+		deadline := time.Now().Add(wait)
+		for time.Now().Before(deadline) {
+			r, err := e.store.GetReport(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if r.State != storage.ReportNew {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	if _, err := e.handle(ctx, id); err != nil {
+		return nil, err
+	}
+	r, err := e.store.GetReport(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	switch r.State {
+	case storage.ReportFailed:
+		return nil, fmt.Errorf("report not applied: %s", r.Error)
+	case storage.ReportNew:
+		return nil, errors.New("report is still being handled by another process; look again shortly")
+	}
+	if r.Result == nil {
+		r.Result = map[string]any{}
+	}
+	return r.Result, nil
+}
+
+// forward re-enacts an operator row on the simulator in the serving process, then polls and
+// handles what the simulator reported, and finally applies the row itself where that is
+// harmless (every kind but a message is idempotent), so the command's effects are in the
+// database when the row stops being new. A message the simulator cannot re-enact is applied
+// from the row. It returns false when another process had the row.
+func (e *Engine) forward(ctx context.Context, id int64) (bool, error) {
+	r, err := e.store.GetReport(ctx, id)
+	if err != nil || r.State != storage.ReportNew {
+		return false, err
+	}
+	var plan replyPlan
+	claimedAny := false
+	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
+		claimed, ok, err := tx.ClaimReport(ctx, id)
+		if err != nil || !ok {
+			return err
+		}
+		claimedAny = true
+		res, injected := e.reenact(ctx, claimed)
+		if injected {
+			if err := e.pumpReports(ctx); err != nil {
+				return err
+			}
+			if _, err := e.handleNew(ctx); err != nil {
+				return err
+			}
+			if claimed.Kind == ReportMessageReceived {
+				return tx.FinishReport(ctx, id, storage.ReportForwarded, res, "", e.clock.Now())
+			}
+		}
+		if err := e.resolveOperator(ctx, &claimed); err != nil {
+			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+		}
+		if claimed.Kind == ReportMessageReceived {
+			if acc, err := e.accountOf(ctx, claimed); err == nil {
+				plan = e.planReply(ctx, claimed, acc)
+			}
+		}
+		got, err := e.applyInSavepoint(ctx, tx, claimed, plan)
+		if err != nil {
+			if !permanent(err) {
+				return err
+			}
+			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+		}
+		for k, v := range got {
+			if _, set := res[k]; !set {
+				res[k] = v
+			}
+		}
+		return tx.FinishReport(ctx, id, storage.ReportHandled, res, "", e.clock.Now())
+	})
+	return claimedAny, err
+}
+
+// reenact plays an operator row on the simulator; injected reports whether the simulator took
+// it (and so reported it itself).
+func (e *Engine) reenact(ctx context.Context, r storage.ProviderReport) (map[string]any, bool) {
+	res := map[string]any{}
+	ref := ProfileRef{ProfileKey: r.ProfileKey, Name: r.AttendeeName}
+	var err error
+	switch r.Kind {
+	case ReportInviteAccepted:
+		if err = e.op.InjectAccept(r.ProfileKey); err != nil {
+			err = e.resyncConnection(ctx, r.ProviderAccountID, ref)
+		}
+	case ReportMessageReceived:
+		var chat string
+		chat, err = e.op.InjectReply(r.ProfileKey, r.Text)
+		if err != nil && e.resyncConnection(ctx, r.ProviderAccountID, ref) == nil {
+			chat, err = e.op.InjectReply(r.ProfileKey, r.Text)
+		}
+		res["chat_id"] = chat
+	case ReportAccountDisconnected:
+		err = e.op.InjectDisconnect(r.ProviderAccountID)
+	case ReportAccountReconnected:
+		err = e.op.InjectReconnect(r.ProviderAccountID)
+	case ReportAccountRateLimited:
+		err = e.op.InjectRateLimit(r.ProviderAccountID, time.Duration(r.CooldownHours)*time.Hour)
+	case ReportSalesNavUnavailable, ReportSalesNavRestored:
+		err = e.op.InjectSalesNav(r.ProviderAccountID, r.Kind == ReportSalesNavUnavailable)
+	}
+	if err != nil {
+		e.log.Info("engine: simulator could not re-enact an operator report; applying it directly", "report", r.ID, "err", err)
+		return map[string]any{}, false
+	}
+	return res, true
+}

@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// Replies: a person's message is recorded, classified (outreach.ClassifyReply), and for a
+// campaign person answered with a draft (Drafter). outreach.RouteReply decides whether the
+// draft may go out on its own; everything else goes to the needs-human queue with its reason.
+// The lead's text is data: it reaches the classifier and the drafter as a value and decides
+// nothing but through the classifier's fixed rules.
+
+// replyPlan is what is decided about a message before its transaction: classification and
+// draft (the drafter may be a slow HTTP call, so it runs outside any transaction).
+type replyPlan struct {
+	class    outreach.Classification
+	draft    string
+	draftErr error
+}
+
+// planReply classifies r's text and, for a campaign person, asks the drafter for an answer.
+func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc storage.LinkedInAccount) replyPlan {
+	plan := replyPlan{class: outreach.ClassifyReply(r.Text)}
+	var p storage.EngineProspect
+	var found bool
+	var campaignName string
+	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		if p, found, err = tx.FindReportProspect(ctx, acc.OrgID, r.ProfileKey, acc.ID); err != nil || !found {
+			return err
+		}
+		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+		campaignName = c.Name
+		return err
+	})
+	if err != nil {
+		plan.draftErr = err
+		return plan
+	}
+	if !found {
+		return plan
+	}
+	var history []DraftTurn
+	if r.ChatID != "" {
+		turns, err := e.store.RecentTurns(ctx, r.ChatID, 20)
+		if err != nil {
+			plan.draftErr = err
+			return plan
+		}
+		for _, t := range turns {
+			at, _ := time.Parse(outreach.TimeLayout, t.At)
+			history = append(history, DraftTurn{FromMe: t.FromMe, Text: t.Text, At: at})
+		}
+	}
+	company := ""
+	if p.Company != nil {
+		company = *p.Company
+	}
+	cctx, cancel := e.callCtx(ctx)
+	defer cancel()
+	plan.draft, plan.draftErr = e.drafter.Draft(cctx, DraftInput{ProspectName: p.Name, Company: company,
+		CampaignName: campaignName, Incoming: r.Text, Classification: plan.class, History: history})
+	return plan
+}
+
+// applyMessage records a person's message and everything it causes.
+func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount, plan replyPlan) (map[string]any, error) {
+	p, found, err := tx.FindReportProspect(ctx, acc.OrgID, r.ProfileKey, acc.ID)
+	if err != nil {
+		return nil, err
+	}
+	sentiment := string(plan.class.Sentiment)
+	msg := storage.ChatMessage{OrgID: acc.OrgID, AccountID: acc.ID, ProviderChatID: r.ChatID, LeadKey: r.ProfileKey,
+		AttendeeName: r.AttendeeName, AttendeeProviderID: r.ProviderID, Text: r.Text, Sentiment: &sentiment,
+		ProviderMessageID: r.MessageID, At: r.At}
+	if found {
+		msg.ProspectID = &p.ID
+		if msg.AttendeeName == "" {
+			msg.AttendeeName = p.Name
+		}
+	}
+	chatID, stopped, err := tx.RecordChatMessage(ctx, msg)
+	if err != nil {
+		return nil, err
+	}
+	result := map[string]any{"chat_id": chatID}
+	if !found {
+		// Not a campaign person: no reply events (rule 6.2.2) and no automatic answer to a
+		// stranger, but a request only a person can answer still reaches the queue.
+		reason, human := outreach.RouteReply(plan.class, "")
+		if stopped || !human || reason == outreach.ReasonEmptyOrTooShort {
+			return result, nil
+		}
+		return result, e.queueForHuman(ctx, tx, humanItem{chatID: chatID, name: r.AttendeeName, providerID: r.ProviderID,
+			message: r.Text, intent: &plan.class.Intent, reason: reason, sentiment: plan.class.Sentiment, at: r.At})
+	}
+	camp, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+	if err != nil {
+		return nil, err
+	}
+	block := &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name}
+	if p.RepliedAt == nil {
+		p.RepliedAt = timePtr(r.At)
+	}
+	if plan.class.Sentiment != outreach.SentimentNeutral || p.Sentiment == nil {
+		p.Sentiment = &sentiment
+	}
+	p.LastActivityAt = timePtr(r.At)
+	p.Contacted = true
+	if p.ChatID == nil {
+		p.ChatID = &chatID
+	}
+	if p.AccountID == nil {
+		p.AccountID = &acc.ID
+	}
+	if p.ConnectedAt == nil {
+		p.ConnectedAt = timePtr(r.At) // a message implies the connection
+	}
+	switch {
+	case plan.class.Sentiment == outreach.SentimentNegative:
+		p.Status = statusOptedOut
+	case p.Status != statusOptedOut:
+		p.Status = statusReplied
+	}
+	if p.SequenceEndedAt == nil {
+		p.SequenceEndedAt = timePtr(r.At)
+	}
+	p.NextStepAt = nil
+	if err := tx.CloseFollowups(ctx, p.ID, r.At); err != nil {
+		return nil, err
+	}
+	if err := tx.ResolveStalls(ctx, p.ID, r.At); err != nil {
+		return nil, err
+	}
+	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+		AccountID: &acc.ID, Kind: storage.ActivityReply, Sentiment: &sentiment, At: r.At}); err != nil {
+		return nil, err
+	}
+	recent, err := tx.RecentTurns(ctx, chatID, outreach.MaxRecentConversation)
+	if err != nil {
+		return nil, err
+	}
+	mb := &outreach.MessageBlock{Text: r.Text, ChatID: chatID, Sentiment: plan.class.Sentiment, RecentConversation: recent}
+	data := outreach.EventData{Prospect: storage.EventProspect(p.Prospect), Message: mb, Campaign: block}
+	tx.Emit(outreach.NewEvent(outreach.EventReplyReceived, p.OrgID, r.At, data))
+	switch plan.class.Sentiment {
+	case outreach.SentimentPositive:
+		tx.Emit(outreach.NewEvent(outreach.EventReplyPositive, p.OrgID, r.At, data))
+	case outreach.SentimentNegative:
+		tx.Emit(outreach.NewEvent(outreach.EventReplyNegative, p.OrgID, r.At, data))
+	}
+	// Nothing is drafted where replies were stopped or the person is out (lost, blocked, or
+	// a clear no: answering "stop messaging me" is exactly what not to do).
+	answer := !stopped && p.LostAt == nil && p.Status != statusOptedOut
+	if answer {
+		if err := e.answer(ctx, tx, &p, camp, block, acc, chatID, r, plan); err != nil {
+			return nil, err
+		}
+	}
+	return result, tx.SaveEngineProspect(ctx, p)
+}
+
+// answer routes a campaign person's message: a draft the guardrails pass is queued for sending;
+// anything else goes to a person with its reason.
+func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *storage.EngineProspect, camp storage.EngineCampaign,
+	block *outreach.CampaignBlock, acc storage.LinkedInAccount, chatID string, r storage.ProviderReport, plan replyPlan) error {
+	draft := plan.draft
+	reason, human := outreach.RouteReply(plan.class, draft)
+	if plan.draftErr != nil {
+		e.log.Warn("engine: drafter failed", "prospect", p.ID, "err", plan.draftErr)
+		reason, human, draft = outreach.ReasonNeedsHuman, true, ""
+	}
+	if !human {
+		// Re-check the do-not-contact list before anything is sent. A failing check must not
+		// fail the report (the reply itself is recorded), so it runs under a savepoint.
+		blocked, err := blacklistedSafe(ctx, tx, p.Prospect)
+		switch {
+		case err != nil:
+			e.log.Warn("engine: blacklist check", "prospect", p.ID, "err", err)
+			reason, human = outreach.ReasonBlacklistCheckFailed, true
+		case blocked:
+			p.Status = statusOptedOut
+			return nil
+		}
+	}
+	if reason == outreach.ReasonAutoBooked {
+		if err := e.autoBook(ctx, tx, p, camp, block, acc, r.At); err != nil {
+			return err
+		}
+	}
+	if human {
+		return e.queueForHuman(ctx, tx, humanItem{p: p, campaign: block, chatID: chatID, message: r.Text, draft: draft,
+			intent: &plan.class.Intent, reason: reason, sentiment: plan.class.Sentiment, at: r.At})
+	}
+	return tx.InsertDraft(ctx, storage.ReplyDraft{ID: outreach.NewID("drf"), OrgID: p.OrgID, ProspectID: &p.ID,
+		ChatID: chatID, Text: draft, AutoSendAt: timePtr(r.At)})
+}
+
+func blacklistedSafe(ctx context.Context, tx *storage.Tx, p storage.Prospect) (bool, error) {
+	var hit bool
+	err := tx.Savepoint(ctx, func(inner *storage.Tx) error {
+		var err error
+		hit, err = inner.ProspectBlacklisted(ctx, p)
+		return err
+	})
+	return hit, err
+}
+
+// humanItem is one entry for the needs-human queue; p and campaign are nil for a person who is
+// in no campaign.
+type humanItem struct {
+	p          *storage.EngineProspect
+	campaign   *outreach.CampaignBlock
+	chatID     string
+	name       string
+	providerID string
+	message    string
+	draft      string
+	intent     *string
+	reason     outreach.NeedsHumanReason
+	sentiment  outreach.Sentiment
+	at         time.Time
+}
+
+// queueForHuman writes the queue item (with the draft kept for approval) and emits needs_human.
+func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem) error {
+	recent, err := tx.RecentTurns(ctx, h.chatID, outreach.MaxRecentConversation)
+	if err != nil {
+		return err
+	}
+	if h.message == "" {
+		for _, t := range recent {
+			if !t.FromMe {
+				h.message = t.Text
+			}
+		}
+	}
+	n := storage.NewNeedsHuman{ID: outreach.NewID("nh"), ChatID: h.chatID, Name: h.name, Message: h.message,
+		AIDraft: h.draft, Intent: h.intent, Reason: string(h.reason), WaitingSince: h.at}
+	prospect := &outreach.ProspectBlock{Name: h.name, LinkedInID: h.providerID}
+	if h.p != nil {
+		n.OrgID, n.ProspectID, n.CampaignID, n.Name = h.p.OrgID, &h.p.ID, &h.p.CampaignID, h.p.Name
+		prospect = storage.EventProspect(h.p.Prospect)
+	} else {
+		var err error
+		if n.OrgID, err = e.chatOrg(ctx, tx, h.chatID); err != nil {
+			return err
+		}
+	}
+	if h.draft != "" {
+		if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: outreach.NewID("drf"), OrgID: n.OrgID, ProspectID: n.ProspectID,
+			ChatID: h.chatID, Text: h.draft}); err != nil {
+			return err
+		}
+	}
+	if err := tx.InsertNeedsHuman(ctx, n); err != nil {
+		return err
+	}
+	data := outreach.EventData{Prospect: prospect, Campaign: h.campaign,
+		Message: &outreach.MessageBlock{Text: h.message, ChatID: h.chatID, Sentiment: h.sentiment, RecentConversation: recent},
+		NeedsHuman: &outreach.NeedsHumanBlock{Reason: h.reason, ReasonLabel: h.reason.Label(), AIDraft: h.draft,
+			QueueID: n.ID, InboxURL: e.cfg.PublicURL + "/inbox/" + h.chatID}}
+	tx.Emit(outreach.NewEvent(outreach.EventNeedsHuman, n.OrgID, h.at, data))
+	return nil
+}
+
+func (e *Engine) chatOrg(ctx context.Context, tx *storage.Tx, chatID string) (string, error) {
+	var org string
+	err := tx.QueryRow(ctx, `SELECT org_id FROM chats WHERE id = $1`, chatID).Scan(&org)
+	return org, err
+}
+
+// bookingProvider names the calendar of automatic bookings: the engine's own slot finder.
+const bookingProvider = "outreachd"
+
+// autoBook books the first free 30-minute slot at least a day ahead inside the campaign's
+// sending window on the seat's calendar (slots other bookings of the seat hold are taken). A
+// booking counts at once (activity, booked_at, call_booked); the needs-human item auto_booked
+// asks a person to confirm it. No free slot within the horizon is auto_booking_failed.
+func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.EngineProspect, camp storage.EngineCampaign,
+	block *outreach.CampaignBlock, acc storage.LinkedInAccount, at time.Time) error {
+	if p.BookedAt != nil {
+		return nil
+	}
+	title := fmt.Sprintf("%s x %s - intro call", camp.Name, p.Name)
+	data := outreach.EventData{Prospect: storage.EventProspect(p.Prospect), Campaign: block,
+		Booking: &outreach.BookingBlock{Provider: bookingProvider, Title: title}}
+	slot, ok, err := e.findSlot(ctx, tx, camp, acc.ID, at)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		data.Booking.FailureReason = fmt.Sprintf("no free 30-minute slot in the campaign's schedule within %d days", e.cfg.BookingHorizonDays)
+		tx.Emit(outreach.NewEvent(outreach.EventAutoBookingFailed, p.OrgID, at, data))
+		return nil
+	}
+	p.BookingStartAt, p.BookedAt = &slot, timePtr(at)
+	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+		AccountID: &acc.ID, Kind: storage.ActivityBooking, At: at}); err != nil {
+		return err
+	}
+	data.Booking.StartTime = outreach.FormatTime(slot)
+	tx.Emit(outreach.NewEvent(outreach.EventAutoBookingCreated, p.OrgID, at, data))
+	tx.Emit(outreach.NewEvent(outreach.EventCallBooked, p.OrgID, at, data))
+	return nil
+}
+
+const slotLength = 30 * time.Minute
+
+func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp storage.EngineCampaign, accountID string, at time.Time) (time.Time, bool, error) {
+	sched, err := outreach.ParseSchedule(camp.Schedule)
+	if err != nil {
+		return time.Time{}, false, nil
+	}
+	w, err := newWindow(sched)
+	if err != nil {
+		return time.Time{}, false, nil
+	}
+	from := at.Add(24 * time.Hour).Truncate(slotLength)
+	to := from.Add(days(e.cfg.BookingHorizonDays))
+	taken, err := tx.TakenBookingSlots(ctx, accountID, from, to)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	busy := map[int64]bool{}
+	for _, t := range taken {
+		busy[t.Unix()] = true
+	}
+	for t := w.nextOpen(from); t.Before(to); t = w.nextOpen(t.Add(slotLength)) {
+		mid := w.dayStart(t)
+		_, closeAt := w.bounds(mid)
+		if t.Add(slotLength).After(closeAt) {
+			t = closeAt.Add(-slotLength) // jump to the day's end; the loop moves to the next day
+			continue
+		}
+		if !busy[t.Unix()] {
+			return t, true, nil
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// sendDrafts sends the drafts the guardrails let through.
+func (e *Engine) sendDrafts(ctx context.Context) (int, error) {
+	if e.li == nil {
+		return 0, nil
+	}
+	ids, err := e.store.DueAutoDrafts(ctx, e.clock.Now(), 100)
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	for _, id := range ids {
+		ok, err := e.sendDraft(ctx, id)
+		if err != nil {
+			e.log.Warn("engine: send draft", "draft", id, "err", err)
+		}
+		if ok {
+			sent++
+		}
+	}
+	return sent, nil
+}
+
+func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
+	sent := false
+	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+		now := e.clock.Now()
+		d, ok, err := tx.LockDraftToSend(ctx, id)
+		if err != nil || !ok {
+			return err
+		}
+		var p storage.EngineProspect
+		if d.ProspectID != nil {
+			if p, err = tx.LockEngineProspect(ctx, *d.ProspectID); err != nil {
+				return err
+			}
+		}
+		if d.RepliesStopped || (d.ProspectID != nil && (p.LostAt != nil || p.Status == statusOptedOut)) {
+			return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
+		}
+		if d.ProspectID != nil {
+			blocked, err := tx.ProspectBlacklisted(ctx, p.Prospect)
+			if err != nil {
+				return err
+			}
+			if blocked {
+				p.Status = statusOptedOut
+				if err := tx.SaveEngineProspect(ctx, p); err != nil {
+					return err
+				}
+				return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
+			}
+		}
+		cctx, cancel := e.callCtx(ctx)
+		chatID, msgID, err := e.li.SendMessage(cctx, d.ProviderAccountID, d.ProviderChatID, d.Text)
+		if (errors.Is(err, ErrUnknownChat) || errors.Is(err, ErrNotConnected)) && e.op != nil && d.ProspectID != nil {
+			ref := ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
+			if e.resyncConnection(cctx, d.ProviderAccountID, ref) == nil {
+				chatID, msgID, err = e.li.SendMessage(cctx, d.ProviderAccountID, p.LeadKey, d.Text)
+			}
+		}
+		cancel()
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrAccountDown), errors.Is(err, ErrRateLimited):
+			_, err := tx.Exec(ctx, `UPDATE reply_drafts SET auto_send_at = $2 WHERE id = $1`, d.ID, now.Add(15*time.Minute))
+			return err
+		default:
+			e.log.Warn("engine: reply not sent", "draft", d.ID, "err", err)
+			if err := tx.SetDraftStatus(ctx, d.ID, "dismissed", now); err != nil {
+				return err
+			}
+			if d.ProspectID == nil {
+				return nil
+			}
+			c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+			if err != nil {
+				return err
+			}
+			return e.queueForHuman(ctx, tx, humanItem{p: &p, campaign: &outreach.CampaignBlock{ID: c.ID, Name: c.Name},
+				chatID: d.ChatID, draft: d.Text, reason: outreach.ReasonNeedsHuman, sentiment: outreach.SentimentNeutral, at: now})
+		}
+		if chatID == "" {
+			chatID = d.ProviderChatID
+		}
+		msg := storage.ChatMessage{OrgID: d.OrgID, AccountID: d.AccountID, ProviderChatID: chatID, ProspectID: d.ProspectID,
+			FromMe: true, Text: d.Text, ProviderMessageID: msgID, At: now}
+		if d.ProspectID != nil {
+			msg.LeadKey, msg.AttendeeName = p.LeadKey, p.Name
+		}
+		chat, _, err := tx.RecordChatMessage(ctx, msg)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetDraftStatus(ctx, d.ID, "sent", now); err != nil {
+			return err
+		}
+		sent = true
+		recent, err := tx.RecentTurns(ctx, chat, outreach.MaxRecentConversation)
+		if err != nil {
+			return err
+		}
+		data := outreach.EventData{Message: &outreach.MessageBlock{Text: d.Text, ChatID: chat, RecentConversation: recent}}
+		if d.ProspectID == nil {
+			data.Prospect = &outreach.ProspectBlock{}
+			tx.Emit(outreach.NewEvent(outreach.EventMessageSent, d.OrgID, now, data))
+			return nil
+		}
+		p.LastActivityAt = timePtr(now)
+		if err := tx.SaveEngineProspect(ctx, p); err != nil {
+			return err
+		}
+		if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+			AccountID: &d.AccountID, Kind: storage.ActivityMessageSent, At: now}); err != nil {
+			return err
+		}
+		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+		if err != nil {
+			return err
+		}
+		data.Prospect, data.Campaign = storage.EventProspect(p.Prospect), &outreach.CampaignBlock{ID: c.ID, Name: c.Name}
+		tx.Emit(outreach.NewEvent(outreach.EventMessageSent, p.OrgID, now, data))
+		return nil
+	})
+	return sent, err
+}

@@ -1,0 +1,156 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// EngineCampaign is what the sequencer needs of a campaign; schedule and sequence are the
+// stored JSON, which the engine parses with outreach.ParseSchedule / ParseSequence.
+type EngineCampaign struct {
+	ID           string
+	OrgID        string
+	Name         string
+	Status       string
+	OutreachType string
+	DailyLimit   int
+	Schedule     []byte
+	Sequence     []byte
+	AccountIDs   []string
+}
+
+const engineCampaignColumns = `id, org_id, name, status, outreach_type, daily_limit, schedule, sequence, account_ids`
+
+func scanEngineCampaign(row pgx.Row) (EngineCampaign, error) {
+	var c EngineCampaign
+	err := row.Scan(&c.ID, &c.OrgID, &c.Name, &c.Status, &c.OutreachType, &c.DailyLimit, &c.Schedule, &c.Sequence, &c.AccountIDs)
+	return c, err
+}
+
+// GetEngineCampaign reads one campaign for the engine.
+func (tx *Tx) GetEngineCampaign(ctx context.Context, id string) (EngineCampaign, error) {
+	c, err := scanEngineCampaign(tx.QueryRow(ctx, `SELECT `+engineCampaignColumns+` FROM campaigns WHERE id = $1`, id))
+	return c, notFound(err, "campaign "+id)
+}
+
+// AdmitProspects puts accepted leads of active campaigns that are not yet in their sequence at
+// its start: status active, first step due now (plus the first step's delay when that step is
+// the connection request or an inbound first message). It returns how many it admitted.
+func (s *Store) AdmitProspects(ctx context.Context, now time.Time) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH admitted AS (
+		UPDATE prospects p SET status = 'active', updated_at = now(),
+			next_step_at = $1::timestamptz + make_interval(days => CASE
+				WHEN c.outreach_type = 'inbound' OR c.sequence->0->>'type' = 'connect'
+				THEN coalesce((c.sequence->0->>'delay_days')::int, 0) ELSE 0 END)
+		FROM campaigns c
+		WHERE c.id = p.campaign_id AND c.status = 'active'
+		  AND p.next_step_at IS NULL AND p.filter_verdict = 'accepted' AND p.status IN ('pending', 'active')
+		  AND p.sequence_ended_at IS NULL AND p.invited_at IS NULL AND p.connected_at IS NULL
+		  AND p.paused_at IS NULL AND p.outcome_lost_at IS NULL AND p.booked_at IS NULL
+		RETURNING p.campaign_id, p.next_step_at),
+	lowered AS (
+		UPDATE campaigns c SET engine_next_at = LEAST(coalesce(c.engine_next_at, a.first), a.first)
+		FROM (SELECT campaign_id, min(next_step_at) AS first FROM admitted GROUP BY campaign_id) a
+		WHERE c.id = a.campaign_id RETURNING 1)
+	SELECT (SELECT count(*) FROM admitted) + 0 * (SELECT count(*) FROM lowered)`, now).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("admit prospects: %w", err)
+	}
+	return n, nil
+}
+
+// ClaimCampaigns leases up to limit active campaigns the sequencer should look at now
+// (engine_next_at due or unset) to owner for lease (wall clock). A campaign leased by another
+// instance is skipped, so two instances never work one campaign at once.
+func (s *Store) ClaimCampaigns(ctx context.Context, owner string, now time.Time, limit int, lease time.Duration) ([]EngineCampaign, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE campaigns SET engine_lease_owner = $1,
+			engine_lease_until = now() + make_interval(secs => $4)
+		WHERE id IN (SELECT id FROM campaigns
+			WHERE status = 'active' AND (engine_next_at IS NULL OR engine_next_at <= $2)
+			  AND (engine_lease_until IS NULL OR engine_lease_until < now())
+			ORDER BY engine_next_at NULLS FIRST, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING `+engineCampaignColumns, owner, now, limit, lease.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("claim campaigns: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EngineCampaign, error) { return scanEngineCampaign(r) })
+}
+
+// ReleaseCampaign ends owner's lease and sets when to look again: the earliest due step of the
+// campaign, but not before notBefore (the next sending window), and fallback when nothing is
+// scheduled (so new work is found even if nobody lowered engine_next_at).
+func (s *Store) ReleaseCampaign(ctx context.Context, id, owner string, notBefore, fallback time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE campaigns SET engine_lease_owner = NULL, engine_lease_until = NULL,
+		engine_next_at = GREATEST($3::timestamptz, coalesce((SELECT min(next_step_at) FROM prospects
+			WHERE campaign_id = $1 AND next_step_at IS NOT NULL), $4::timestamptz))
+		WHERE id = $1 AND engine_lease_owner = $2`, id, owner, notBefore, fallback)
+	return err
+}
+
+// LowerCampaignNext makes the sequencer look at a campaign no later than at.
+func (tx *Tx) LowerCampaignNext(ctx context.Context, campaignID string, at time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE campaigns SET engine_next_at = LEAST(coalesce(engine_next_at, $2), $2) WHERE id = $1`,
+		campaignID, at)
+	return err
+}
+
+// CampaignSendsSince counts the sequence's sends (invites and sequence messages) since t: what
+// the daily limit caps.
+func (s *Store) CampaignSendsSince(ctx context.Context, campaignID string, t time.Time) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM activities WHERE campaign_id = $1 AND step IS NOT NULL
+		AND at >= $2 AND kind IN ('invite_sent', 'message_sent')`, campaignID, t).Scan(&n)
+	return n, err
+}
+
+// DueProspectIDs lists prospects of a campaign whose next step is due, earliest first.
+func (s *Store) DueProspectIDs(ctx context.Context, campaignID string, now time.Time, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM prospects WHERE campaign_id = $1 AND next_step_at <= $2
+		ORDER BY next_step_at, id LIMIT $3`, campaignID, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// CompleteCampaignIfDone moves an active campaign whose every prospect is done (rejected,
+// sequence ended, lost, booked, opted out or completed) to completed and emits
+// campaign_completed with its stats, in one transaction under the campaign's row lock, so a
+// lead pushed at the same moment either lands before the check or finds the campaign closed.
+func (s *Store) CompleteCampaignIfDone(ctx context.Context, campaignID string, now time.Time) (bool, error) {
+	done := false
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var orgID, name, status string
+		if err := tx.QueryRow(ctx, `SELECT org_id, name, status FROM campaigns WHERE id = $1 FOR UPDATE`, campaignID).
+			Scan(&orgID, &name, &status); err != nil {
+			return notFound(err, "campaign "+campaignID)
+		}
+		if status != string(outreach.CampaignActive) {
+			return nil
+		}
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM prospects WHERE campaign_id = $1)
+			AND NOT EXISTS (SELECT 1 FROM prospects WHERE campaign_id = $1 AND filter_verdict <> 'rejected'
+				AND sequence_ended_at IS NULL AND outcome_lost_at IS NULL AND booked_at IS NULL
+				AND status NOT IN ('opted_out', 'completed'))`, campaignID).Scan(&done); err != nil || !done {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE campaigns SET status = 'completed', completed_at = $2, updated_at = now(),
+			engine_next_at = NULL WHERE id = $1`, campaignID, now); err != nil {
+			return err
+		}
+		stats, err := campaignStats(ctx, tx, orgID, campaignID)
+		if err != nil {
+			return err
+		}
+		tx.Emit(outreach.NewEvent(outreach.EventCampaignCompleted, orgID, now, outreach.EventData{
+			Campaign: &outreach.CampaignBlock{ID: campaignID, Name: name, Stats: &stats}}))
+		return nil
+	})
+	return done, err
+}

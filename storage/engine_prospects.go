@@ -1,0 +1,143 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// EngineProspect is a prospect with where it stands in its sequence (the 020 columns).
+type EngineProspect struct {
+	Prospect
+	AccountID      *string
+	ChatID         *string
+	NextStepAt     *time.Time
+	InvitedAt      *time.Time
+	ConnectedAt    *time.Time
+	RepliedAt      *time.Time
+	Sentiment      *string
+	PausedAt       *time.Time
+	BookingStartAt *time.Time
+	WithdrawnAt    *time.Time
+}
+
+const engineProspectExtra = `, account_id, chat_id, next_step_at, invited_at, connected_at, replied_at, sentiment,
+	paused_at, booking_start_at, withdrawn_at`
+
+// engExtraRow scans ProspectColumns through ScanProspect and the engine's columns after them.
+type engExtraRow struct {
+	row   pgx.Row
+	extra []any
+}
+
+func (r engExtraRow) Scan(dest ...any) error { return r.row.Scan(append(dest, r.extra...)...) }
+
+func scanEngineProspect(row pgx.Row) (EngineProspect, error) {
+	var p EngineProspect
+	base, err := ScanProspect(engExtraRow{row: row, extra: []any{&p.AccountID, &p.ChatID, &p.NextStepAt, &p.InvitedAt,
+		&p.ConnectedAt, &p.RepliedAt, &p.Sentiment, &p.PausedAt, &p.BookingStartAt, &p.WithdrawnAt}})
+	p.Prospect = base
+	return p, err
+}
+
+// LockEngineProspect reads a prospect and locks its row for this transaction.
+func (tx *Tx) LockEngineProspect(ctx context.Context, id string) (EngineProspect, error) {
+	p, err := scanEngineProspect(tx.QueryRow(ctx, `SELECT `+ProspectColumns+engineProspectExtra+`
+		FROM prospects WHERE id = $1 FOR UPDATE`, id))
+	return p, notFound(err, "prospect "+id)
+}
+
+// GetEngineProspect reads a prospect without locking it.
+func (s *Store) GetEngineProspect(ctx context.Context, id string) (EngineProspect, error) {
+	p, err := scanEngineProspect(s.pool.QueryRow(ctx, `SELECT `+ProspectColumns+engineProspectExtra+`
+		FROM prospects WHERE id = $1`, id))
+	return p, notFound(err, "prospect "+id)
+}
+
+// FindReportProspect finds and locks the campaign prospect a LinkedIn report about leadKey
+// concerns: one contacted from that seat first, then any contacted one, newest first. ok is
+// false for a person the organization never reached through a campaign.
+func (tx *Tx) FindReportProspect(ctx context.Context, orgID, leadKey, accountID string) (EngineProspect, bool, error) {
+	p, err := scanEngineProspect(tx.QueryRow(ctx, `SELECT `+ProspectColumns+engineProspectExtra+`
+		FROM prospects WHERE org_id = $1 AND lead_key = $2 AND (contacted OR invited_at IS NOT NULL OR connected_at IS NOT NULL)
+		ORDER BY (account_id IS NOT DISTINCT FROM $3) DESC, created_at DESC, id DESC LIMIT 1 FOR UPDATE`, orgID, leadKey, accountID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, false, nil
+	}
+	return p, err == nil, err
+}
+
+// SaveEngineProspect writes back the engine-managed columns of a prospect read with
+// LockEngineProspect or FindReportProspect (the caller holds the row lock).
+func (tx *Tx) SaveEngineProspect(ctx context.Context, p EngineProspect) error {
+	_, err := tx.Exec(ctx, `UPDATE prospects SET status = $2, current_step = $3, contacted = $4, account_id = $5,
+		chat_id = $6, next_step_at = $7, invited_at = $8, connected_at = $9, replied_at = $10, sentiment = $11,
+		sequence_ended_at = $12, last_activity_at = $13, booking_start_at = $14, booked_at = $15, withdrawn_at = $16,
+		updated_at = now()
+		WHERE id = $1`, p.ID, p.Status, p.CurrentStep, p.Contacted, p.AccountID, p.ChatID, p.NextStepAt, p.InvitedAt,
+		p.ConnectedAt, p.RepliedAt, p.Sentiment, p.SequenceEndedAt, p.LastActivityAt, p.BookingStartAt, p.BookedAt,
+		p.WithdrawnAt)
+	return err
+}
+
+// ProspectBlacklisted re-checks a prospect against the organization's do-not-contact list:
+// its profile key, its company page and its company name.
+func (tx *Tx) ProspectBlacklisted(ctx context.Context, p Prospect) (bool, error) {
+	var company []string
+	if p.Company != nil {
+		company = append(company, companyKeys(*p.Company)...)
+		if n := outreach.NormalizeCompanyName(*p.Company); n != "" {
+			company = append(company, "name:"+n)
+		}
+	}
+	if p.CompanyLinkedInURL != nil {
+		if slug, ok := outreach.ParseCompanyURL(strings.TrimSpace(*p.CompanyLinkedInURL)); ok {
+			company = append(company, "url:"+slug)
+		}
+	}
+	var hit bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blacklist WHERE org_id = $1
+		AND ((type = 'account' AND key = $2) OR (type = 'company' AND key = ANY($3))))`,
+		p.OrgID, p.LeadKey, company).Scan(&hit)
+	return hit, err
+}
+
+// Activity is one countable fact of the activity log (what analytics and the digest sum).
+type Activity struct {
+	OrgID      string
+	CampaignID *string
+	ProspectID *string
+	AccountID  *string
+	Kind       string
+	Sentiment  *string
+	Step       *int // the sequence step of a send; nil outside the sequence
+	At         time.Time
+}
+
+// Activity kinds the engine writes besides those in campaigns.go.
+const ActivityInviteWithdrawn = "invite_withdrawn"
+
+// InsertActivity appends to the activity log.
+func (tx *Tx) InsertActivity(ctx context.Context, a Activity) error {
+	_, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, account_id, kind, sentiment, step, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, a.OrgID, a.CampaignID, a.ProspectID, a.AccountID, a.Kind, a.Sentiment, a.Step, a.At)
+	return err
+}
+
+// EventProspect is the prospect block of an event about p (unknown fields omitted).
+func EventProspect(p Prospect) *outreach.ProspectBlock { return leadEventProspect(p) }
+
+// TakenBookingSlots lists the start times already booked on a seat between from and to.
+func (tx *Tx) TakenBookingSlots(ctx context.Context, accountID string, from, to time.Time) ([]time.Time, error) {
+	rows, err := tx.Query(ctx, `SELECT booking_start_at FROM prospects WHERE account_id = $1
+		AND booking_start_at >= $2 AND booking_start_at < $3`, accountID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[time.Time])
+}
