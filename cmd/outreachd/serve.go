@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"outreachd/adapters/enrichment"
 	"outreachd/api"
+	"outreachd/engine"
 	"outreachd/storage"
 )
 
@@ -129,6 +131,22 @@ func runServe(ctx context.Context, args []string) error {
 // routes. Each part is constructed from the configuration alone.
 func (a *app) wire(ctx context.Context) error {
 	a.workers = append(a.workers, worker{name: "janitor", run: a.janitor})
+	sim, err := enrichment.NewSimulator(enrichment.SimConfig{Seed: a.cfg.SimulatorSeed})
+	if err != nil {
+		return err
+	}
+	enricher := engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (engine.Person, error) {
+		p, err := sim.Enrich(ctx, enrichment.Request(r))
+		if errors.Is(err, enrichment.ErrNotFound) {
+			return engine.Person{}, nil
+		}
+		return engine.Person(p), err
+	})
+	enrichWorker, err := engine.NewEnrichmentWorker(a.store, enricher, a.log, engine.EnrichmentConfig{})
+	if err != nil {
+		return err
+	}
+	a.workers = append(a.workers, worker{name: "enrichment", run: enrichWorker.Run})
 	// Delivery hub and the Event Destinations API (cmd/outreachd/admin_destination.go).
 	box, err := loadSecretBox(ctx, a.cfg, a.store, a.log)
 	if err != nil {
