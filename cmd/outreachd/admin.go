@@ -28,19 +28,24 @@ type adminCommand func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, arg
 // adminCommands lists the operator CLI of decisions.md §2 (binding).
 func adminCommands() map[string]adminCommand {
 	return map[string]adminCommand{
-		"org create":          adminOrgCreate,
-		"key create":          adminKeyCreate,
-		"key revoke":          adminKeyRevoke,
-		"campaign set-status": adminCampaignSetStatus,
-		"intake-token create": adminIntakeTokenCreate,
-		"intake-token rotate": adminIntakeTokenCreate,
-		"intake-token revoke": adminIntakeTokenRevoke,
-		"destination create":  adminDestinationCreate,
-		"destination list":    adminDestinationList,
-		"destination test":    adminDestinationTest,
-		"account connect":     adminAccountConnect,
-		"simulate accept":     adminSimulateAccept,
-		"simulate reply":      adminSimulateReply,
+		"org create":                 adminOrgCreate,
+		"key create":                 adminKeyCreate,
+		"key revoke":                 adminKeyRevoke,
+		"campaign set-status":        adminCampaignSetStatus,
+		"intake-token create":        adminIntakeTokenCreate,
+		"intake-token rotate":        adminIntakeTokenCreate,
+		"intake-token revoke":        adminIntakeTokenRevoke,
+		"destination create":         adminDestinationCreate,
+		"destination list":           adminDestinationList,
+		"destination test":           adminDestinationTest,
+		"account connect":            adminAccountConnect,
+		"simulate accept":            adminSimulateAccept,
+		"simulate reply":             adminSimulateReply,
+		"simulate disconnect":        adminSimulateDisconnect,
+		"simulate reconnect":         adminSimulateReconnect,
+		"simulate rate-limit":        adminSimulateRateLimit,
+		"simulate sales-nav-lapse":   adminSimulateSalesNavLapse,
+		"simulate sales-nav-restore": adminSimulateSalesNavReturn,
 	}
 }
 
@@ -196,9 +201,3 @@ func notYet(what string) adminCommand {
 		return nil, fmt.Errorf("%s is not available in this version of outreachd", what)
 	}
 }
-
-var (
-	adminAccountConnect = notYet("admin account connect")
-	adminSimulateAccept = notYet("admin simulate accept")
-	adminSimulateReply  = notYet("admin simulate reply")
-)

@@ -160,6 +160,9 @@ func (a *app) wire(ctx context.Context) error {
 	if err := a.wireDestinations(ctx, box, hub); err != nil {
 		return err
 	}
+	if err := a.wireEngine(ctx); err != nil {
+		return err
+	}
 	return nil
 }
 

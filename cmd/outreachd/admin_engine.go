@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"outreachd/adapters/drafter"
+	"outreachd/engine"
+	"outreachd/outreach"
+)
+
+// Operator commands of the outreach engine (decisions §2): connecting a LinkedIn seat on the
+// configured provider and `simulate ...`, which reports what LinkedIn would. A simulate
+// command files a report in the same inbox the provider's reports enter (provider_reports);
+// a serving engine re-enacts it on its simulator and handles it, or, with no engine serving,
+// this process handles it with the same handler (engine/reports.go).
+
+// simulateWait bounds how long a simulate command waits for a serving engine.
+const simulateWait = 20 * time.Second
+
+func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+	org := fs.String("org", "", "organization id")
+	name := fs.String("name", "", "the seat's name (the LinkedIn member's name)")
+	if err := parseFlags(fs, args, "org", "name"); err != nil {
+		return nil, err
+	}
+	n := strings.TrimSpace(*name)
+	if n == "" || len(n) > 200 {
+		return nil, fmt.Errorf("--name must be 1 to 200 characters: %w", outreach.ErrInvalid)
+	}
+	if _, err := env.store.GetOrg(ctx, *org); err != nil {
+		return nil, err
+	}
+	// The simulator derives a seat's id from organization and name, so the serving process's
+	// simulator gives the same seat the same id when it learns of it.
+	sim, err := newSimulator(env.cfg, outreach.SystemClock{})
+	if err != nil {
+		return nil, err
+	}
+	pa, err := engineLinkedIn{sim: sim}.ConnectAccount(ctx, *org, n)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := env.store.ConnectLinkedInAccount(ctx, *org, n, pa.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"account_id": acc.ID}, nil
+}
+
+func adminEngine(env *adminEnv) (*engine.Engine, error) {
+	return engine.New(env.store, nil, engineDrafter{d: drafter.Builtin{}}, outreach.SystemClock{}, nil,
+		engine.Config{PublicURL: env.cfg.PublicURL})
+}
+
+// simulateProspect is `simulate accept|reply --prospect P [--text T]`.
+func simulateProspect(kind string) adminCommand {
+	return func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+		prospect := fs.String("prospect", "", "prospect id")
+		text := fs.String("text", "", "the person's message")
+		required := []string{"prospect"}
+		if kind == engine.ReportMessageReceived {
+			required = append(required, "text")
+		}
+		if err := parseFlags(fs, args, required...); err != nil {
+			return nil, err
+		}
+		if kind != engine.ReportMessageReceived && *text != "" {
+			return nil, fmt.Errorf("--text is only for simulate reply: %w", outreach.ErrInvalid)
+		}
+		eng, err := adminEngine(env)
+		if err != nil {
+			return nil, err
+		}
+		res, err := eng.Simulate(ctx, engine.OperatorReport{Kind: kind, ProspectID: *prospect, Text: *text}, simulateWait)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]any{"ok": true}
+		if kind == engine.ReportMessageReceived {
+			out["chat_id"] = res["chat_id"]
+		}
+		return out, nil
+	}
+}
+
+// simulateAccount is `simulate disconnect|reconnect|rate-limit|sales-nav-lapse|sales-nav-restore --account A`.
+func simulateAccount(kind string) adminCommand {
+	return func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+		account := fs.String("account", "", "LinkedIn account id (from admin account connect)")
+		var cooldown *time.Duration
+		if kind == engine.ReportAccountRateLimited {
+			cooldown = fs.Duration("cooldown", 24*time.Hour, "how long invitations are refused")
+		}
+		if err := parseFlags(fs, args, "account"); err != nil {
+			return nil, err
+		}
+		in := engine.OperatorReport{Kind: kind, AccountID: *account}
+		if cooldown != nil {
+			if *cooldown <= 0 {
+				return nil, fmt.Errorf("--cooldown must be positive: %w", outreach.ErrInvalid)
+			}
+			in.Cooldown = *cooldown
+		}
+		eng, err := adminEngine(env)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := eng.Simulate(ctx, in, simulateWait); err != nil {
+			return nil, err
+		}
+		return map[string]any{"ok": true}, nil
+	}
+}
+
+var (
+	adminSimulateAccept         = simulateProspect(engine.ReportInviteAccepted)
+	adminSimulateReply          = simulateProspect(engine.ReportMessageReceived)
+	adminSimulateDisconnect     = simulateAccount(engine.ReportAccountDisconnected)
+	adminSimulateReconnect      = simulateAccount(engine.ReportAccountReconnected)
+	adminSimulateRateLimit      = simulateAccount(engine.ReportAccountRateLimited)
+	adminSimulateSalesNavLapse  = simulateAccount(engine.ReportSalesNavUnavailable)
+	adminSimulateSalesNavReturn = simulateAccount(engine.ReportSalesNavRestored)
+)
