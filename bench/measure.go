@@ -1,0 +1,272 @@
+// Package bench measures outreachd the way its users meet it: the built binary, a real
+// PostgreSQL, requests over local HTTP. It holds the shared measuring tools (open-loop pacing,
+// percentiles, process memory and CPU from /proc, a fast prospect seeder) used by the Go
+// benchmarks of this folder and by the delivery load driver in bench/cmd/loaddriver.
+//
+// It must not be imported by the service itself, and it never asserts a timing: figures are
+// measured and written down in docs/performance.md, not checked by tests.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Percentile returns the p-th percentile (0 < p ≤ 100) of ds by the nearest-rank method; it
+// sorts ds in place. An empty slice gives 0.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	if !slices.IsSorted(ds) {
+		slices.Sort(ds)
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(ds))))
+	rank = min(max(rank, 1), len(ds))
+	return ds[rank-1]
+}
+
+// Summary is the usual set of percentiles of one series.
+type Summary struct {
+	N                       int
+	P50, P95, P99, Max, Avg time.Duration
+}
+
+// Summarize computes a Summary of ds (sorted in place).
+func Summarize(ds []time.Duration) Summary {
+	s := Summary{N: len(ds)}
+	if len(ds) == 0 {
+		return s
+	}
+	slices.Sort(ds)
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	s.P50, s.P95, s.P99 = Percentile(ds, 50), Percentile(ds, 95), Percentile(ds, 99)
+	s.Max, s.Avg = ds[len(ds)-1], sum/time.Duration(len(ds))
+	return s
+}
+
+// Ms renders d in milliseconds with one decimal.
+func Ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+}
+
+// Recorder collects latencies from many goroutines.
+type Recorder struct {
+	mu     sync.Mutex
+	ds     []time.Duration
+	errors int
+	first  error
+}
+
+// Add records one latency.
+func (r *Recorder) Add(d time.Duration) {
+	r.mu.Lock()
+	r.ds = append(r.ds, d)
+	r.mu.Unlock()
+}
+
+// Fail records one failed operation; the first error is kept for the report.
+func (r *Recorder) Fail(err error) {
+	r.mu.Lock()
+	r.errors++
+	if r.first == nil {
+		r.first = err
+	}
+	r.mu.Unlock()
+}
+
+// Result returns the summary, the number of failures and the first failure.
+func (r *Recorder) Result() (Summary, int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Summarize(slices.Clone(r.ds)), r.errors, r.first
+}
+
+// OpenLoop calls fn at a fixed rate for d, each call in its own goroutine, and waits for all of
+// them. The i-th call is scheduled at start + i/rate whatever happened to earlier calls, and fn
+// receives that scheduled time: measuring latency from it (not from when the call actually
+// left) counts the time a request spent waiting behind slow ones, so a stalled server shows in
+// the percentiles instead of silently lowering the offered rate (no coordinated omission).
+// It returns how many calls were made.
+func OpenLoop(ctx context.Context, rate float64, d time.Duration, fn func(ctx context.Context, i int, scheduled time.Time)) int {
+	interval := time.Duration(float64(time.Second) / rate)
+	n := int(d / interval)
+	start := time.Now()
+	var wg sync.WaitGroup
+	i := 0
+	for ; i < n; i++ {
+		at := start.Add(time.Duration(i) * interval)
+		if wait := time.Until(at); wait > 0 {
+			select {
+			case <-ctx.Done():
+				wg.Wait()
+				return i
+			case <-time.After(wait):
+			}
+		}
+		wg.Add(1)
+		go func(i int, at time.Time) {
+			defer wg.Done()
+			fn(ctx, i, at)
+		}(i, at)
+	}
+	wg.Wait()
+	return i
+}
+
+// PeakRSS returns the peak resident set size (VmHWM) of process pid in bytes.
+func PeakRSS(pid int) (int64, error) {
+	return procStatusKB(pid, "VmHWM:")
+}
+
+// RSS returns the current resident set size (VmRSS) of process pid in bytes.
+func RSS(pid int) (int64, error) {
+	return procStatusKB(pid, "VmRSS:")
+}
+
+func procStatusKB(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s of %d: %w", field, pid, err)
+			}
+			return kb * 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("%s not in /proc/%d/status", field, pid)
+}
+
+// MB renders bytes as mebibytes with one decimal.
+func MB(b int64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) }
+
+// clockTicks is USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
+
+// CPUTime returns the user+system CPU time process pid has used so far.
+func CPUTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name in field 2 may hold spaces; fields after its closing parenthesis are fixed.
+	s := string(b)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(s[end+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: short", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: bad times", pid)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// CPUByName sums the CPU time of every process whose command name (comm) is name, e.g.
+// "postgres" for the database server and all its backends. Processes that end between two
+// readings drop out of the sum, so compare readings over a period in which the backends of
+// interest stay connected (a connection pool's do).
+func CPUByName(name string) time.Duration {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var total time.Duration
+	for _, d := range dirs {
+		comm, err := os.ReadFile(d + "/comm")
+		if err != nil || strings.TrimSpace(string(comm)) != name {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		if t, err := CPUTime(pid); err == nil {
+			total += t
+		}
+	}
+	return total
+}
+
+// CPUShare is where CPU went during one measured period.
+type CPUShare struct {
+	Wall             time.Duration
+	Server, DB, Self time.Duration
+	serverPid        int
+	s0, db0, self0   time.Duration
+	started          time.Time
+	serverErr        error
+}
+
+// StartCPU takes the first reading for the server process serverPid, PostgreSQL and this process.
+func StartCPU(serverPid int) *CPUShare {
+	c := &CPUShare{serverPid: serverPid, started: time.Now()}
+	c.s0, c.serverErr = CPUTime(serverPid)
+	c.db0 = CPUByName("postgres")
+	c.self0, _ = CPUTime(os.Getpid())
+	return c
+}
+
+// Stop takes the second reading.
+func (c *CPUShare) Stop() {
+	c.Wall = time.Since(c.started)
+	s1, err := CPUTime(c.serverPid)
+	if err != nil && c.serverErr == nil {
+		c.serverErr = err
+	}
+	c.Server = s1 - c.s0
+	c.DB = CPUByName("postgres") - c.db0
+	self1, _ := CPUTime(os.Getpid())
+	c.Self = self1 - c.self0
+}
+
+// String renders the shares as cores used on average over the period.
+func (c *CPUShare) String() string {
+	if c.Wall <= 0 {
+		return "n/a"
+	}
+	cores := func(d time.Duration) string {
+		return strconv.FormatFloat(d.Seconds()/c.Wall.Seconds(), 'f', 2, 64)
+	}
+	return fmt.Sprintf("outreachd %s cores, postgres %s cores, load generator %s cores over %.1fs",
+		cores(c.Server), cores(c.DB), cores(c.Self), c.Wall.Seconds())
+}
+
+// FindServerPID finds the `outreachd serve` process listening on addr (host:port) by its
+// environment (HTTP_ADDR=addr), for servers started by another package that does not expose
+// the process (internal/testenv).
+func FindServerPID(addr string) (int, error) {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	want := "HTTP_ADDR=" + addr
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), "\x00serve") {
+			continue
+		}
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil {
+			continue
+		}
+		// os/exec keeps one value per variable in a child's environment, so an exact entry plus
+		// the serve argument identifies the process.
+		if slices.Contains(strings.Split(string(env), "\x00"), want) {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no outreachd serve process with HTTP_ADDR=%s", addr)
+}
