@@ -724,12 +724,12 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]attemptView, len(list))
 	for i, a := range list {
-		url := a.URL
+		shown := a.URL
 		if d.Kind == storage.DestinationSlack {
-			url = DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
+			shown = DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,
-			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: url, StatusCode: a.StatusCode, Error: a.Error,
+			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: shown, StatusCode: a.StatusCode, Error: a.Error,
 			DurationMS: a.DurationMS, ResponseExcerpt: a.ResponseExcerpt, NextAttemptAt: outreach.FormatTimePtr(a.NextAttemptAt)}
 	}
 	page.Total = total

@@ -561,3 +561,116 @@ func TestAdminDestinationCommands(t *testing.T) {
 		t.Fatalf("CLI 11th: exit %d %s", code, errOut)
 	}
 }
+
+// waitFor polls cond until it holds or 15 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestRecoverAndResendThroughTheHub(t *testing.T) {
+	t.Parallel()
+	db := testenv.DatabaseURL(t)
+	srv := testenv.StartServer(t, db, "DELIVERY_RETRY_SCHEDULE=0s,100ms")
+	org, other := testenv.NewOrg(t, srv), testenv.NewOrg(t, srv)
+	rc := newReceiver(t, 200)
+	d := createDest(t, org.Write, map[string]any{"url": rc.URL})
+	id := d["id"].(string)
+
+	// A delivery that failed yesterday, as the pipeline leaves one after its last attempt.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	yesterday := time.Now().Add(-24 * time.Hour).UTC()
+	payload := fmt.Sprintf(`{"event":"invite_sent","timestamp":"%s","org_id":"%s","data":{}}`, yesterday.Format(time.RFC3339), org.ID)
+	if _, err := conn.Exec(ctx, `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
+		status, attempts, max_attempts, emitted_at, created_at, last_status_code, last_error)
+		VALUES ('dlv_recover1', $1, $2, 'evt_1', 'invite_sent', $3, '\x01', 'failed', 4, 4, $4, $4, 500, 'HTTP 500')`,
+		org.ID, id, []byte(payload), yesterday); err != nil {
+		t.Fatal(err)
+	}
+	failed := org.Read.Do(t, "GET", "/api/v1/deliveries?status=failed&destination_id="+id, nil)
+	if items, _ := failed.JSON["data"].([]any); len(items) != 1 || items[0].(map[string]any)["id"] != "dlv_recover1" ||
+		items[0].(map[string]any)["last_error"] != "HTTP 500" {
+		t.Fatalf("failed deliveries: %s", failed.Body)
+	}
+
+	// Another organization's recover and resend do not touch it.
+	r := other.Write.Do(t, "POST", "/api/v1/deliveries/recover", map[string]any{"from": yesterday.Add(-time.Hour).Format(time.RFC3339), "to": time.Now().Format(time.RFC3339)})
+	if r.Status != 200 || data(t, r)["recovered"] != float64(0) {
+		t.Fatalf("other org recover: %d %s", r.Status, r.Body)
+	}
+	if r := other.Write.Do(t, "POST", "/api/v1/deliveries/dlv_recover1/resend", nil); r.Status != 404 {
+		t.Fatalf("other org resend: %d %s", r.Status, r.Body)
+	}
+	// A range that ends before it was created recovers nothing.
+	r = org.Write.Do(t, "POST", "/api/v1/deliveries/recover", map[string]any{"from": "2020-01-01", "to": "2020-01-02"})
+	if r.Status != 200 || data(t, r)["recovered"] != float64(0) {
+		t.Fatalf("recover out of range: %d %s", r.Status, r.Body)
+	}
+
+	r = org.Write.Do(t, "POST", "/api/v1/deliveries/recover", map[string]any{"from": yesterday.Add(-time.Hour).Format(time.RFC3339),
+		"to": time.Now().UTC().Format(time.RFC3339), "destination_id": id})
+	if r.Status != 200 || data(t, r)["recovered"] != float64(1) || data(t, r)["destination_id"] != id {
+		t.Fatalf("recover: %d %s", r.Status, r.Body)
+	}
+	waitFor(t, "the recovered delivery", func() bool { return len(rc.requests()) == 1 })
+	if got := string(rc.requests()[0].body); got != payload {
+		t.Fatalf("recovered payload %s, want %s", got, payload)
+	}
+	waitFor(t, "succeeded status", func() bool {
+		r := org.Read.Do(t, "GET", "/api/v1/deliveries?status=succeeded", nil)
+		items, _ := r.JSON["data"].([]any)
+		return len(items) == 1
+	})
+
+	// A manual resend of the succeeded delivery: one more attempt, trigger manual.
+	if r := org.Write.Do(t, "POST", "/api/v1/deliveries/dlv_recover1/resend", nil); r.Status != 202 || data(t, r)["delivery_id"] != "dlv_recover1" {
+		t.Fatalf("resend: %d %s", r.Status, r.Body)
+	}
+	waitFor(t, "the resent delivery", func() bool { return len(rc.requests()) == 2 })
+	var triggers []string
+	waitFor(t, "the manual attempt in the history", func() bool {
+		a := org.Read.Do(t, "GET", "/api/v1/destinations/"+id+"/attempts", nil)
+		triggers = nil
+		for _, it := range a.JSON["data"].([]any) {
+			triggers = append(triggers, it.(map[string]any)["trigger"].(string))
+		}
+		return len(triggers) == 2
+	})
+	if triggers[0] != "manual" {
+		t.Fatalf("attempt triggers newest first: %v", triggers)
+	}
+}
+
+func TestSlackTestSendThroughIncomingWebhook(t *testing.T) {
+	t.Parallel()
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t))
+	org := testenv.NewOrg(t, srv)
+	rc := newReceiver(t, 200)
+	d := createDest(t, org.Write, map[string]any{"kind": "slack", "url": rc.URL + "/services/T000/B000/abcdefghijkl", "events": []string{"call_booked"}})
+	if d["url"] != rc.URL+"/services/T000/B000/abcd…" {
+		t.Fatalf("slack webhook URL not redacted: %v", d["url"])
+	}
+	r := org.Write.Do(t, "POST", "/api/v1/destinations/"+d["id"].(string)+"/test", nil)
+	if res := data(t, r); res["status_code"] != float64(200) || res["error"] != nil || res["event"] != "call_booked" {
+		t.Fatalf("slack test: %s", r.Body)
+	}
+	reqs := rc.requests()
+	var msg struct {
+		Text   string           `json:"text"`
+		Blocks []map[string]any `json:"blocks"`
+	}
+	if len(reqs) != 1 || json.Unmarshal(reqs[0].body, &msg) != nil || msg.Text == "" || len(msg.Blocks) == 0 {
+		t.Fatalf("slack message: %d requests, %s", len(reqs), reqs[0].body)
+	}
+}
