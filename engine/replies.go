@@ -130,6 +130,10 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 	}
 	if p.SequenceEndedAt == nil {
 		p.SequenceEndedAt = timePtr(r.At)
+		// The sequencer looks at the campaign soon: it may be complete now.
+		if err := tx.LowerCampaignNext(ctx, camp.ID, r.At); err != nil {
+			return nil, err
+		}
 	}
 	p.NextStepAt = nil
 	if err := tx.CloseFollowups(ctx, p.ID, r.At); err != nil {

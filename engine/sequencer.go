@@ -99,6 +99,7 @@ func (e *Engine) runCampaign(ctx context.Context, c storage.EngineCampaign, now 
 	budget := c.DailyLimit - sent
 	notBefore := now
 	ended := false
+	anyDue := false
 	done := map[string]bool{}
 loop:
 	for budget > 0 {
@@ -113,7 +114,7 @@ loop:
 				continue
 			}
 			done[id] = true
-			progressed = true
+			progressed, anyDue = true, true
 			out, err := e.step(ctx, run, id, now)
 			if err != nil {
 				e.log.Warn("engine: step", "prospect", id, "err", err)
@@ -144,7 +145,7 @@ loop:
 	if err := release(notBefore); err != nil {
 		return err
 	}
-	if ended {
+	if ended || !anyDue {
 		completed, err := e.store.CompleteCampaignIfDone(ctx, c.ID, now)
 		if err != nil {
 			return err
