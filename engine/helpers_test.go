@@ -310,3 +310,6 @@ type fixedDrafter struct {
 }
 
 func (f fixedDrafter) Draft(context.Context, engine.DraftInput) (string, error) { return f.text, f.err }
+
+// engineCfg is a configuration with an instance id ("" for a fresh one).
+func engineCfg(id string) engine.Config { return engine.Config{InstanceID: id} }
