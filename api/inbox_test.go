@@ -280,6 +280,10 @@ func TestInboxBlock(t *testing.T) {
 func TestInboxParameters(t *testing.T) {
 	t.Parallel()
 	e := repStart(t)
+	// Budgets are per calendar minute: start well inside one so that the count below holds.
+	if now := time.Now(); now.Second() >= 50 {
+		time.Sleep(now.Truncate(time.Minute).Add(time.Minute + 100*time.Millisecond).Sub(now))
+	}
 	for _, q := range []string{"scope=everything", "limit=101", "limit=0"} {
 		t.Run(q, func(t *testing.T) {
 			r := e.org.Read.Do(t, "GET", "/api/v1/inbox?"+q, nil)
@@ -289,9 +293,26 @@ func TestInboxParameters(t *testing.T) {
 			}
 		})
 	}
+	// The binary wires the provider: an organization without LinkedIn seats has an empty inbox.
 	r := e.org.Read.Do(t, "GET", "/api/v1/inbox", nil)
+	if r.Status != 200 || string(r.Body) != `{"data":[],"scope":"campaign"}`+"\n" {
+		t.Fatalf("empty inbox: %d %q", r.Status, r.Body)
+	}
 	if r.Header.Get("X-RateLimit-Limit") != "30" {
 		t.Fatalf("GET /inbox budget: %q", r.Header.Get("X-RateLimit-Limit"))
+	}
+	// Its own budget of 30 a minute (4 spent above), apart from the organization's 120.
+	for i := 5; i <= 31; i++ {
+		r = e.org.Read.Do(t, "GET", "/api/v1/inbox", nil)
+		if (i <= 30) != (r.Status == 200) {
+			t.Fatalf("inbox request %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	if _, plain := r.JSON["error"].(string); !plain || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("429 shape: %s", r.Body)
+	}
+	if me := e.org.Read.Do(t, "GET", "/api/v1/me", nil); me.Status != 200 {
+		t.Fatalf("the default budget is separate: %d", me.Status)
 	}
 }
 
