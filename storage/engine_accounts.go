@@ -87,9 +87,9 @@ type AccountChange struct {
 // UpdateLinkedInAccount applies a status report to a seat.
 func (tx *Tx) UpdateLinkedInAccount(ctx context.Context, id string, c AccountChange) error {
 	_, err := tx.Exec(ctx, `UPDATE linkedin_accounts SET status = $2,
-		cooldown_until = CASE WHEN $2 = 'rate_limited' THEN $3 ELSE NULL END,
-		disconnected_at = CASE WHEN $2 = 'connected' THEN NULL ELSE coalesce($4, disconnected_at) END,
-		sn_verdict = coalesce($5, sn_verdict), sn_changed_at = coalesce($6, sn_changed_at), updated_at = now()
+		cooldown_until = CASE WHEN $2 = 'rate_limited' THEN $3::timestamptz ELSE NULL END,
+		disconnected_at = CASE WHEN $2 = 'connected' THEN NULL ELSE coalesce($4::timestamptz, disconnected_at) END,
+		sn_verdict = coalesce($5::text, sn_verdict), sn_changed_at = coalesce($6::timestamptz, sn_changed_at), updated_at = now()
 		WHERE id = $1`, id, c.Status, c.CooldownUntil, c.DisconnectedAt, c.SNVerdict, c.SNChangedAt)
 	return err
 }
