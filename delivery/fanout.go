@@ -35,8 +35,8 @@ func (h *Hub) newFanoutRouter() (*message.Router, error) {
 		ConsumerGroup:  fanoutGroup,
 		SchemaAdapter:  storage.OutboxSchema(),
 		OffsetsAdapter: storage.OutboxOffsets(),
-		// A failed statement aborts the batch transaction; the handler rolls back to its savepoint
-		// so the resend can succeed, and the deadline is the backstop that ends a stuck batch.
+		// A failed statement is rolled back to its savepoint (storage.InsertDeliveries), so the
+		// resend can succeed; the deadline is the backstop that ends a stuck batch.
 		AckDeadline:    ptr(15 * time.Second),
 		ResendInterval: 100 * time.Millisecond,
 		BackoffManager: &wakeBackoff{wake: h.wakeOutbox, idle: h.cfg.IdleWake, retry: time.Second, log: logger},
@@ -67,7 +67,9 @@ type wakeBackoff struct {
 
 func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
 	if err != nil {
-		logger.Error("fan-out: reading the outbox failed", err, nil)
+		if !errors.Is(err, context.Canceled) {
+			logger.Error("fan-out: reading the outbox failed", err, nil)
+		}
 		return b.retry
 	}
 	if !noMsg {
@@ -107,18 +109,9 @@ func (h *Hub) fanOut(msg *message.Message) error {
 		emitted = time.Now()
 	}
 
-	// A savepoint lets a failed statement be undone without aborting the batch's transaction.
-	sp, err := ptx.Tx.Begin(ctx)
+	created, collapsed, err := h.fanOutTx(ctx, ptx.Tx, ev, msg.Payload, emitted)
 	if err != nil {
-		return fmt.Errorf("fan-out: savepoint: %w", err)
-	}
-	created, collapsed, err := h.fanOutTx(ctx, sp, ev, msg.Payload, emitted)
-	if err != nil {
-		_ = sp.Rollback(context.WithoutCancel(ctx))
 		return err
-	}
-	if err := sp.Commit(ctx); err != nil {
-		return fmt.Errorf("fan-out: release savepoint: %w", err)
 	}
 	h.metrics.created.Add(float64(created))
 	h.metrics.collapsed.Add(float64(collapsed))

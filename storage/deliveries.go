@@ -75,16 +75,19 @@ type NewDeliveries struct {
 	DedupeKeys   [][]byte
 }
 
-// InsertDeliveries writes one event's deliveries in tx in one statement: a destination whose
+// InsertDeliveries writes one event's deliveries in tx in one round trip: a destination whose
 // dedupe key was seen within the window gets nothing (the payload collapses into the earlier
 // delivery); the rest get a pending delivery due now. The statement also notifies dispatchers,
-// which PostgreSQL delivers when tx commits. It returns how many deliveries were created and how
-// many collapsed.
+// which PostgreSQL delivers when tx commits. It runs inside a savepoint, so a failure leaves tx
+// usable (the fan-out shares one transaction across a batch of events). It returns how many
+// deliveries were created and how many collapsed.
 func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created, collapsed int, err error) {
 	if len(nd.IDs) == 0 {
 		return 0, 0, nil
 	}
-	err = tx.QueryRow(ctx, `
+	b := &pgx.Batch{}
+	b.Queue(`SAVEPOINT insert_deliveries`)
+	b.Queue(`
 WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) AS i(delivery_id, destination_id, dedupe_key)
 ), kept AS (
@@ -105,8 +108,14 @@ WITH input AS (
 SELECT (SELECT count(*) FROM ins)::int, ((SELECT count(*) FROM input) - (SELECT count(*) FROM kept))::int,
        pg_notify('deliveries', '')`,
 		nd.IDs, nd.Destinations, nd.DedupeKeys, nd.DedupeWindow, nd.OrgID, nd.EventID, nd.EventKind,
-		nd.Payload, nd.MaxAttempts, nd.EmittedAt).Scan(&created, &collapsed, nil)
-	if err != nil {
+		nd.Payload, nd.MaxAttempts, nd.EmittedAt).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&created, &collapsed, nil)
+	})
+	b.Queue(`RELEASE SAVEPOINT insert_deliveries`)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		if _, rbErr := tx.Exec(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT insert_deliveries`); rbErr != nil {
+			err = fmt.Errorf("%w (and the rollback to the savepoint failed: %v)", err, rbErr)
+		}
 		return 0, 0, fmt.Errorf("insert deliveries of %s: %w", nd.EventID, err)
 	}
 	return created, collapsed, nil
@@ -185,8 +194,8 @@ type ClaimParams struct {
 // first, skipping rows other processes hold, and never more per destination than its free slots.
 // The lease is the row's next_attempt_at: a process killed mid-send leaves rows that come due again.
 func (s *Store) ClaimDeliveries(ctx context.Context, p ClaimParams) ([]ClaimedDelivery, error) {
-	var busyIDs, saturated []string
-	var busyN []int32
+	// Empty, not nil: pgx sends a nil slice as NULL, and "x <> ALL(NULL)" is never true.
+	busyIDs, saturated, busyN := []string{}, []string{}, []int32{}
 	for id, n := range p.InFlight {
 		busyIDs = append(busyIDs, id)
 		busyN = append(busyN, int32(n))
@@ -242,6 +251,9 @@ func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at ti
 	cond := `attempts = 0`
 	if retries {
 		cond = `attempts > 0`
+	}
+	if skip == nil {
+		skip = []string{}
 	}
 	var t *time.Time
 	err = s.pool.QueryRow(ctx, `SELECT min(d.next_attempt_at) FROM deliveries d
