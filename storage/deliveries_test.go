@@ -1,0 +1,157 @@
+package storage_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// fanOut inserts one event's deliveries to dests in its own transaction, as the hub's fan-out does.
+func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.Duration, dests ...string) (int, int) {
+	t.Helper()
+	nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
+		Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: window}
+	for _, d := range dests {
+		k := sha256.Sum256([]byte(d + identity))
+		nd.IDs, nd.Destinations, nd.DedupeKeys = append(nd.IDs, outreach.NewID("dlv")), append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+	}
+	ctx := context.Background()
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	created, collapsed, err := storage.InsertDeliveries(ctx, tx, nd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return created, collapsed
+}
+
+func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for i := 0; i < 2; i++ {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+
+	t.Run("identical payloads collapse per destination within the window", func(t *testing.T) {
+		if c, d := fanOut(t, st, org.ID, "a", time.Hour, dests...); c != 2 || d != 0 {
+			t.Fatalf("first: created %d collapsed %d", c, d)
+		}
+		if c, d := fanOut(t, st, org.ID, "a", time.Hour, dests[0]); c != 0 || d != 1 {
+			t.Fatalf("repeat: created %d collapsed %d", c, d)
+		}
+		if c, _ := fanOut(t, st, org.ID, "b", time.Hour, dests[0]); c != 1 {
+			t.Fatalf("another payload: created %d", c)
+		}
+		// An expired key is taken over.
+		if c, _ := fanOut(t, st, org.ID, "c", -time.Second, dests[1]); c != 1 {
+			t.Fatal("setup")
+		}
+		if c, d := fanOut(t, st, org.ID, "c", time.Hour, dests[1]); c != 1 || d != 0 {
+			t.Fatalf("after expiry: created %d collapsed %d", c, d)
+		}
+	})
+
+	t.Run("claims respect the per-destination cap and lease rows away", func(t *testing.T) {
+		for i := 0; i < 5; i++ {
+			fanOut(t, st, org.ID, "cap"+string(rune('0'+i)), time.Hour, dests[0])
+		}
+		got, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Limit: 100, Lease: time.Minute, PerDestination: 3,
+			InFlight: map[string]int{dests[1]: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("claimed %d, want 3 (dest 0 capped at 3, dest 1 saturated)", len(got))
+		}
+		for _, c := range got {
+			if c.Target.ID != dests[0] || c.Target.URL != "https://example.com" || c.Attempts != 0 || c.Trigger != storage.TriggerScheduled {
+				t.Errorf("claimed %+v", c)
+			}
+		}
+		again, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Limit: 100, Lease: time.Minute, PerDestination: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range again {
+			for _, g := range got {
+				if c.ID == g.ID {
+					t.Fatalf("leased delivery %s claimed twice", c.ID)
+				}
+			}
+		}
+		if retries, _ := st.ClaimDeliveries(ctx, storage.ClaimParams{Retries: true, Limit: 100, Lease: time.Minute, PerDestination: 100}); len(retries) != 0 {
+			t.Errorf("the retry budget claimed %d first attempts", len(retries))
+		}
+
+		// Record: one success, one retry, one final failure.
+		next := time.Now().Add(-time.Second)
+		recs := []storage.AttemptRecord{
+			{DeliveryID: got[0].ID, Status: storage.DeliverySucceeded, Succeeded: true, StatusCode: 200},
+			{DeliveryID: got[1].ID, Status: storage.DeliveryPending, StatusCode: 500, Error: "HTTP 500", NextAttemptAt: &next},
+			{DeliveryID: got[2].ID, Status: storage.DeliveryFailed, StatusCode: 410, Error: "HTTP 410"},
+		}
+		for i := range recs {
+			recs[i].DestinationID, recs[i].OrgID, recs[i].EventID, recs[i].EventKind = dests[0], org.ID, got[i].EventID, "campaign_started"
+			recs[i].Attempt, recs[i].Trigger, recs[i].At, recs[i].URL = 1, storage.TriggerScheduled, time.Now(), "https://example.com"
+		}
+		if err := st.RecordAttempts(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{storage.DeliverySucceeded, storage.DeliveryPending, storage.DeliveryFailed} {
+			d, err := st.GetDelivery(ctx, org.ID, got[i].ID)
+			if err != nil || d.Status != want || d.Attempts != 1 {
+				t.Errorf("delivery %d: %+v, %v; want %s", i, d, err, want)
+			}
+		}
+		dest, _ := st.GetDestination(ctx, org.ID, dests[0])
+		if dest.ConsecutiveFailures != 2 {
+			t.Errorf("consecutive_failures = %d, want 2 (the success came first)", dest.ConsecutiveFailures)
+		}
+		// A stale record of the same attempt does not move the delivery back.
+		if err := st.RecordAttempts(ctx, recs[:1]); err != nil {
+			t.Fatal(err)
+		}
+		retries, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Retries: true, Limit: 100, Lease: time.Minute, PerDestination: 100})
+		if err != nil || len(retries) != 1 || retries[0].ID != got[1].ID || retries[0].Attempts != 1 {
+			t.Fatalf("retry claim = %+v, %v", retries, err)
+		}
+	})
+
+	t.Run("resend and recover", func(t *testing.T) {
+		list, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{Status: storage.DeliveryFailed, Limit: 10})
+		if err != nil || len(list) != 1 {
+			t.Fatalf("failed deliveries: %d, %v", len(list), err)
+		}
+		if err := st.ResendDelivery(ctx, "org_other", list[0].ID); err == nil {
+			t.Error("resend across organizations")
+		}
+		if n, err := st.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 4); err != nil || n != 1 {
+			t.Fatalf("recover = %d, %v", n, err)
+		}
+		d, _ := st.GetDelivery(ctx, org.ID, list[0].ID)
+		if d.Status != storage.DeliveryPending || d.MaxAttempts != d.Attempts+4 {
+			t.Errorf("recovered: %+v", d)
+		}
+	})
+}
