@@ -126,47 +126,97 @@ func BenchmarkLeadPush(b *testing.B) {
 	}
 }
 
-// BenchmarkProspectsList measures GET /prospects at a fixed offered rate (open loop: requests
-// leave on schedule whether or not earlier ones have answered, and latency counts from the
-// scheduled moment), limit 50, uniformly random offsets over the whole result, for each filter
-// combination of §4.4.
+// BenchmarkProspectsList measures GET /prospects (limit 50) over the seeded campaign:
+//
+//   - depth/offset=N: one client, back to back, at a fixed offset — what one page costs as a
+//     function of how deep it is (OFFSET makes PostgreSQL walk every skipped row);
+//   - open/<filter>/first20pages: the offered rate (BENCH_RATE, default 200/s) for BENCH_DURATION,
+//     open loop (requests leave on schedule whether or not earlier ones have answered, latency
+//     counts from the scheduled moment), offsets uniformly random over the first 1,000 rows;
+//   - open/<filter>/anywhere: the same with offsets uniformly random over the whole result, for
+//     BENCH_UNIFORM_DURATION (default 10s), each request given up after 5 s (counted, not fatal);
+//   - capacity/<filter>/anywhere: 4 clients back to back for 10 s, the rate the box sustains for
+//     uniformly random offsets.
 func BenchmarkProspectsList(b *testing.B) {
 	s := startSeeded(b)
 	rate := float64(envInt("BENCH_RATE", 200))
 	d := envDuration("BENCH_DURATION", 20*time.Second)
-	variants := []struct{ name, query string }{
+	du := envDuration("BENCH_UNIFORM_DURATION", 10*time.Second)
+	filters := []struct{ name, query string }{
 		{"unfiltered", ""},
 		{"campaign_id", "campaign_id=" + s.campaignID},
 		{"status", "status=connection_sent"},
 		{"campaign_id+status", "campaign_id=" + s.campaignID + "&status=connected"},
 	}
-	for _, v := range variants {
-		b.Run(v.name, func(b *testing.B) {
-			ctx := context.Background()
-			var first struct {
-				Pagination struct{ Total int } `json:"pagination"`
+	ctx := context.Background()
+	totals := map[string]int{}
+	for _, f := range filters {
+		var first struct {
+			Pagination struct{ Total int } `json:"pagination"`
+		}
+		if err := s.client.Do(ctx, http.MethodGet, "/api/v1/prospects?limit=1&"+f.query, nil, &first); err != nil {
+			b.Fatal(err)
+		}
+		if first.Pagination.Total < 1100 {
+			b.Fatalf("%s: only %d prospects match; the seed is too small", f.name, first.Pagination.Total)
+		}
+		totals[f.name] = first.Pagination.Total
+	}
+	// page fetches one page and checks it is full and counted right.
+	page := func(ctx context.Context, query string, off, total int) error {
+		var p struct {
+			Data       []struct{ ID string } `json:"data"`
+			Pagination struct{ Total int }   `json:"pagination"`
+		}
+		if err := s.client.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/prospects?limit=50&offset=%d&%s", off, query), nil, &p); err != nil {
+			return err
+		}
+		if len(p.Data) != min(50, total-off) || p.Pagination.Total != total {
+			return fmt.Errorf("offset %d: %d rows, total %d (want %d, %d)", off, len(p.Data), p.Pagination.Total, min(50, total-off), total)
+		}
+		return nil
+	}
+	report := func(b *testing.B, rec *Recorder, cpu *CPUShare, fatal bool) {
+		sum, fails, firstErr := rec.Result()
+		if fails > 0 && fatal {
+			b.Fatalf("%d of %d requests failed; first: %v", fails, fails+sum.N, firstErr)
+		}
+		b.ReportMetric(float64(sum.N)/cpu.Wall.Seconds(), "req/s")
+		b.ReportMetric(float64(sum.P50)/1e6, "p50-ms")
+		b.ReportMetric(float64(sum.P95)/1e6, "p95-ms")
+		b.ReportMetric(float64(sum.P99)/1e6, "p99-ms")
+		b.ReportMetric(float64(sum.Max)/1e6, "max-ms")
+		b.ReportMetric(float64(fails), "failed")
+		s.reportRSS(b)
+		b.Logf("%d answered, %d failed (first: %v); %s", sum.N, fails, firstErr, cpu)
+	}
+
+	total := totals["unfiltered"]
+	for _, off := range []int{0, 1000, 10000, 50000, total - 50} {
+		b.Run(fmt.Sprintf("depth/offset=%d", off), func(b *testing.B) {
+			var rec Recorder
+			cpu := StartCPU(s.pid)
+			for b.Loop() {
+				for range 40 {
+					t0 := time.Now()
+					if err := page(ctx, "", off, total); err != nil {
+						rec.Fail(err)
+						continue
+					}
+					rec.Add(time.Since(t0))
+				}
 			}
-			if err := s.client.Do(ctx, http.MethodGet, "/api/v1/prospects?limit=1&"+v.query, nil, &first); err != nil {
-				b.Fatal(err)
-			}
-			total := first.Pagination.Total
-			if total < 50 {
-				b.Fatalf("%s: only %d prospects match; the seed is too small", v.name, total)
-			}
+			cpu.Stop()
+			report(b, &rec, cpu, true)
+		})
+	}
+	for _, f := range filters {
+		b.Run("open/"+f.name+"/first20pages", func(b *testing.B) {
 			var rec Recorder
 			cpu := StartCPU(s.pid)
 			for b.Loop() {
 				OpenLoop(ctx, rate, d, func(ctx context.Context, _ int, at time.Time) {
-					off := rand.IntN(total - 49)
-					var page struct {
-						Data       []struct{ ID string } `json:"data"`
-						Pagination struct{ Total, Offset, Limit int }
-					}
-					err := s.client.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/prospects?limit=50&offset=%d&%s", off, v.query), nil, &page)
-					if err == nil && (len(page.Data) != 50 || page.Pagination.Total != total) {
-						err = fmt.Errorf("offset %d: %d rows, total %d (want 50, %d)", off, len(page.Data), page.Pagination.Total, total)
-					}
-					if err != nil {
+					if err := page(ctx, f.query, rand.IntN(1000-49), totals[f.name]); err != nil {
 						rec.Fail(err)
 						return
 					}
@@ -174,17 +224,49 @@ func BenchmarkProspectsList(b *testing.B) {
 				})
 			}
 			cpu.Stop()
-			sum, fails, firstErr := rec.Result()
-			if fails > 0 {
-				b.Fatalf("%d of %d requests failed; first: %v", fails, fails+sum.N, firstErr)
+			report(b, &rec, cpu, true)
+		})
+	}
+	for _, f := range filters {
+		b.Run("open/"+f.name+"/anywhere", func(b *testing.B) {
+			var rec Recorder
+			cpu := StartCPU(s.pid)
+			for b.Loop() {
+				OpenLoop(ctx, rate, du, func(ctx context.Context, _ int, at time.Time) {
+					ctx, cancel := context.WithDeadline(ctx, at.Add(5*time.Second))
+					defer cancel()
+					if err := page(ctx, f.query, rand.IntN(totals[f.name]-49), totals[f.name]); err != nil {
+						rec.Fail(err)
+						return
+					}
+					rec.Add(time.Since(at))
+				})
 			}
-			b.ReportMetric(float64(sum.N)/cpu.Wall.Seconds(), "req/s")
-			b.ReportMetric(float64(sum.P50)/1e6, "p50-ms")
-			b.ReportMetric(float64(sum.P95)/1e6, "p95-ms")
-			b.ReportMetric(float64(sum.P99)/1e6, "p99-ms")
-			b.ReportMetric(float64(sum.Max)/1e6, "max-ms")
-			s.reportRSS(b)
-			b.Logf("%s: %d requests over %d matching prospects; %s", v.name, sum.N, total, cpu)
+			cpu.Stop()
+			report(b, &rec, cpu, false)
+		})
+		b.Run("capacity/"+f.name+"/anywhere", func(b *testing.B) {
+			var rec Recorder
+			cpu := StartCPU(s.pid)
+			for b.Loop() {
+				deadline := time.Now().Add(10 * time.Second)
+				var wg sync.WaitGroup
+				for range 4 {
+					wg.Go(func() {
+						for time.Now().Before(deadline) {
+							t0 := time.Now()
+							if err := page(ctx, f.query, rand.IntN(totals[f.name]-49), totals[f.name]); err != nil {
+								rec.Fail(err)
+								continue
+							}
+							rec.Add(time.Since(t0))
+						}
+					})
+				}
+				wg.Wait()
+			}
+			cpu.Stop()
+			report(b, &rec, cpu, true)
 		})
 	}
 }

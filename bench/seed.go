@@ -92,9 +92,10 @@ func SeedProspects(ctx context.Context, dbURL, orgID, campaignID string, n int) 
 	if got != int64(n) {
 		return fmt.Errorf("seed: copied %d of %d prospects", got, n)
 	}
-	// Fresh statistics, as autovacuum would have them for a table that grew over 30 days.
-	if _, err := conn.Exec(ctx, `ANALYZE prospects`); err != nil {
-		return fmt.Errorf("seed: analyze: %w", err)
+	// Statistics and a visibility map as autovacuum would have left them on a table that grew
+	// over 30 days (index-only scans depend on the latter).
+	if _, err := conn.Exec(ctx, `VACUUM ANALYZE prospects`); err != nil {
+		return fmt.Errorf("seed: vacuum: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,67 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// BenchmarkStorePushLeads is the storage half of BenchmarkLeadPush in this process, without
+// HTTP, the rate limiter or the background workers: run it with -cpuprofile to see where the
+// Go side of a push spends its time, and compare its ns/op with the HTTP figure to see what the
+// rest costs. One op is one call of 100 new leads into a campaign of BENCH_SEED prospects.
+func BenchmarkStorePushLeads(b *testing.B) {
+	dbURL := testenv.DatabaseURL(b)
+	ctx := context.Background()
+	st, err := storage.Open(ctx, dbURL, storage.Config{MaxConns: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(st.Close)
+	srv := testenv.StartServer(b, dbURL)
+	org := testenv.NewOrg(b, srv)
+	c := NewClient(srv.URL, org.WriteKey)
+	cmp, err := c.CreateCampaign(ctx, "Bench store push")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Kill() // only its admin CLI and API were needed to set up; no workers compete from here on
+	if err := SeedProspects(ctx, dbURL, org.ID, cmp, envInt("BENCH_SEED", 100000)); err != nil {
+		b.Fatal(err)
+	}
+	next := 0
+	var lat Recorder
+	for b.Loop() {
+		leads := make([]storage.PushLead, 100)
+		for i := range leads {
+			k := next + i
+			leads[i] = storage.PushLead{Index: i, Input: leadInput(k)}
+		}
+		next += 100
+		t0 := time.Now()
+		res, err := st.PushLeads(ctx, storage.PushRequest{OrgID: org.ID, CampaignID: cmp, BatchID: fmt.Sprintf("bat-%d", next),
+			DefaultSource: storage.SourceAPI, Leads: leads})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat.Add(time.Since(t0))
+		if len(res.Accepted) != 100 {
+			b.Fatalf("accepted %d of 100", len(res.Accepted))
+		}
+	}
+	sum, _, _ := lat.Result()
+	b.ReportMetric(float64(sum.P50)/1e6, "call-p50-ms")
+	b.ReportMetric(float64(sum.N*100)/(float64(sum.Avg*time.Duration(sum.N))/1e9), "leads/s")
+}
+
+// leadInput is the k-th lead of LeadsBody("store", …) as the API would hand it to storage.
+func leadInput(k int) outreach.LeadInput {
+	return outreach.LeadInput{LinkedInURL: fmt.Sprintf("https://www.linkedin.com/in/store-%d", k), FirstName: "Lead",
+		LastName: fmt.Sprintf("Number %d", k), Company: fmt.Sprintf("Company %d", k%5000), Title: "VP Sales",
+		Email: fmt.Sprintf("lead%d@example.com", k), Location: "Berlin, Germany", Headline: "Building the pipeline", Source: "bench"}
+}
