@@ -378,7 +378,13 @@ func (o *OpenAPI) CheckResponse(method, path string, status int, header http.Hea
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	for name, h := range spec.headers {
+	names := make([]string, 0, len(spec.headers))
+	for name := range spec.headers {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the first problem reported is the same on every run
+	for _, name := range names {
+		h := spec.headers[name]
 		val := header.Get(name)
 		if val == "" {
 			if req, _ := h.obj["required"].(bool); req {
