@@ -121,7 +121,7 @@ func BenchmarkLeadPush(b *testing.B) {
 			b.ReportMetric(float64(sum.P50)/1e6, "call-p50-ms")
 			b.ReportMetric(float64(sum.P99)/1e6, "call-p99-ms")
 			s.reportRSS(b)
-			b.Logf("%d leads in %s; %s", leads.Load(), elapsed.Round(time.Millisecond), cpu)
+			b.Logf("%d leads in %s; %s; load average %s", leads.Load(), elapsed.Round(time.Millisecond), cpu, LoadAvg())
 		})
 	}
 }
@@ -188,7 +188,7 @@ func BenchmarkProspectsList(b *testing.B) {
 		b.ReportMetric(float64(sum.Max)/1e6, "max-ms")
 		b.ReportMetric(float64(fails), "failed")
 		s.reportRSS(b)
-		b.Logf("%d answered, %d failed (first: %v); %s", sum.N, fails, firstErr, cpu)
+		b.Logf("%d answered, %d failed (first: %v); %s; load average %s", sum.N, fails, firstErr, cpu, LoadAvg())
 	}
 
 	total := totals["unfiltered"]

@@ -270,3 +270,16 @@ func FindServerPID(addr string) (int, error) {
 	}
 	return 0, fmt.Errorf("no outreachd serve process with HTTP_ADDR=%s", addr)
 }
+
+// LoadAvg returns the 1-minute load average of the machine ("?" when unreadable): figures
+// measured while other work ran on the same cores are not comparable, so reports carry it.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}

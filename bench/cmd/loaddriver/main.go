@@ -152,6 +152,7 @@ type result struct {
 	push      bench.Summary
 	pushFails int
 	cpu       *bench.CPUShare
+	load      [2]string // 1-minute load average before and after
 }
 
 func runDelivery(bin, base string, o options) {
@@ -214,6 +215,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 		events: calls * 100, expected: calls * 100 * sc.dests}
 	var rec bench.Recorder
 	var next atomic.Int64
+	r1.load[0] = bench.LoadAvg()
 	r1.cpu = bench.StartCPU(pid)
 	var wg sync.WaitGroup
 	for range o.clients {
@@ -235,6 +237,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	wg.Wait()
 	recv.waitFor(tp, r1.expected, 60*time.Second)
 	r1.cpu.Stop()
+	r1.load[1] = bench.LoadAvg()
 	var first error
 	r1.push, r1.pushFails, first = rec.Result()
 	r1.fig = recv.figures(tp)
@@ -250,6 +253,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	callsPerSec := float64(o.rate) / float64(o.batch)
 	var rec2 bench.Recorder
 	r2 := result{dests: sc.dests, phase: "latency", offered: fmt.Sprintf("%d events/s (%d lead(s)/call)", o.rate, o.batch)}
+	r2.load[0] = bench.LoadAvg()
 	r2.cpu = bench.StartCPU(pid)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
 		if err := sc.client.PushLeads(ctx, lt, "lt-"+sc.db.name, i*o.batch, o.batch); err != nil {
@@ -261,6 +265,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	r2.events, r2.expected = made*o.batch, made*o.batch*sc.dests
 	recv.waitFor(lt, r2.expected, 60*time.Second)
 	r2.cpu.Stop()
+	r2.load[1] = bench.LoadAvg()
 	r2.push, r2.pushFails, first = rec2.Result()
 	r2.fig = recv.figures(lt)
 	if r2.pushFails > 0 {
@@ -290,7 +295,7 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 	fmt.Fprintf(&b, "\nServer peak RSS (VmHWM): %s. Duplicate deliveries seen: %d; unreadable bodies: %d.\n\n", strings.Join(rss, "; "), dups, bad)
 	b.WriteString("CPU during each phase (average cores busy):\n\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "- %d destination(s), %s: %s\n", r.dests, r.phase, r.cpu)
+		fmt.Fprintf(&b, "- %d destination(s), %s: %s; machine load average %s → %s\n", r.dests, r.phase, r.cpu, r.load[0], r.load[1])
 	}
 	return b.String()
 }
