@@ -94,7 +94,7 @@ func (c *Config) setDefaults() {
 		c.RetrySlots = 64
 	}
 	if c.PerDestination == 0 {
-		c.PerDestination = 16
+		c.PerDestination = 32
 	}
 	if c.ClaimBatch == 0 {
 		c.ClaimBatch = 200

@@ -372,3 +372,20 @@ func TestSendTest(t *testing.T) {
 		t.Errorf("consecutive_failures = %d after tests", dest.ConsecutiveFailures)
 	}
 }
+
+func TestSlackDestination(t *testing.T) {
+	t.Parallel()
+	e := startHub(t, hubOpts{allowPrivate: true})
+	rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = w.Write([]byte("ok")) })
+	d, err := e.st.CreateDestination(context.Background(), storage.Destination{OrgID: e.org, Name: "slack",
+		Kind: storage.DestinationSlack, URL: rc.URL, Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.emit(t, sample(e.org))
+	list := e.waitFinished(t, d.ID, 1, 15*time.Second)
+	got := rc.requests()
+	if list[0].Status != storage.DeliverySucceeded || len(got) != 1 || !strings.Contains(string(got[0].body), `"blocks"`) {
+		t.Fatalf("delivery %+v; %d requests: %s", list[0], len(got), got[0].body)
+	}
+}
