@@ -42,6 +42,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 // seeded is a running server whose organization holds one campaign of seed prospects.
 type seeded struct {
 	srv        *testenv.Server
+	dbURL      string
 	pid        int
 	client     *Client
 	campaignID string
@@ -68,7 +69,7 @@ func startSeeded(b *testing.B) seeded {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return seeded{srv: srv, pid: pid, client: c, campaignID: cmp}
+	return seeded{srv: srv, dbURL: dbURL, pid: pid, client: c, campaignID: cmp}
 }
 
 func (s seeded) reportRSS(b *testing.B) {
@@ -91,7 +92,7 @@ func BenchmarkLeadPush(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			var rec Recorder
 			var leads atomic.Int64
-			cpu := StartCPU(s.pid)
+			cpu := StartCPU(s.pid, s.dbURL)
 			start := time.Now()
 			for b.Loop() {
 				var wg sync.WaitGroup
@@ -195,7 +196,7 @@ func BenchmarkProspectsList(b *testing.B) {
 	for _, off := range []int{0, 1000, 10000, 50000, total - 50} {
 		b.Run(fmt.Sprintf("depth/offset=%d", off), func(b *testing.B) {
 			var rec Recorder
-			cpu := StartCPU(s.pid)
+			cpu := StartCPU(s.pid, s.dbURL)
 			for b.Loop() {
 				for range 40 {
 					t0 := time.Now()
@@ -213,7 +214,7 @@ func BenchmarkProspectsList(b *testing.B) {
 	for _, f := range filters {
 		b.Run("open/"+f.name+"/first20pages", func(b *testing.B) {
 			var rec Recorder
-			cpu := StartCPU(s.pid)
+			cpu := StartCPU(s.pid, s.dbURL)
 			for b.Loop() {
 				OpenLoop(ctx, rate, d, func(ctx context.Context, _ int, at time.Time) {
 					if err := page(ctx, f.query, rand.IntN(1000-49), totals[f.name]); err != nil {
@@ -230,7 +231,7 @@ func BenchmarkProspectsList(b *testing.B) {
 	for _, f := range filters {
 		b.Run("open/"+f.name+"/anywhere", func(b *testing.B) {
 			var rec Recorder
-			cpu := StartCPU(s.pid)
+			cpu := StartCPU(s.pid, s.dbURL)
 			for b.Loop() {
 				OpenLoop(ctx, rate, du, func(ctx context.Context, _ int, at time.Time) {
 					ctx, cancel := context.WithDeadline(ctx, at.Add(5*time.Second))
@@ -247,7 +248,7 @@ func BenchmarkProspectsList(b *testing.B) {
 		})
 		b.Run("capacity/"+f.name+"/anywhere", func(b *testing.B) {
 			var rec Recorder
-			cpu := StartCPU(s.pid)
+			cpu := StartCPU(s.pid, s.dbURL)
 			for b.Loop() {
 				deadline := time.Now().Add(10 * time.Second)
 				var wg sync.WaitGroup

@@ -147,8 +147,15 @@ func TestSeedAndServerProcess(t *testing.T) {
 	if err != nil || rss > hwm {
 		t.Fatalf("RSS(%d) = %d (peak %d), %v", pid, rss, hwm, err)
 	}
-	if _, err := CPUTime(pid); err != nil {
-		t.Fatal(err)
+	cpu := StartCPU(pid, dbURL)
+	for range 300 {
+		if err := c.Do(ctx, http.MethodGet, "/api/v1/prospects?limit=200&offset=500", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpu.Stop()
+	if cpu.Server <= 0 || cpu.DB <= 0 || cpu.Wall <= 0 {
+		t.Fatalf("300 listings used no CPU? %s", cpu)
 	}
 	if _, err := FindServerPID("127.0.0.1:1"); err == nil {
 		t.Fatal("found a server on port 1")

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Percentile returns the p-th percentile (0 < p ≤ 100) of ds by the nearest-rank method; it
@@ -182,56 +184,93 @@ func CPUTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
-// CPUByName sums the CPU time of every process whose command name (comm) is name, e.g.
-// "postgres" for the database server and all its backends. Processes that end between two
-// readings drop out of the sum, so compare readings over a period in which the backends of
-// interest stay connected (a connection pool's do).
-func CPUByName(name string) time.Duration {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var total time.Duration
-	for _, d := range dirs {
-		comm, err := os.ReadFile(d + "/comm")
-		if err != nil || strings.TrimSpace(string(comm)) != name {
-			continue
-		}
-		pid, _ := strconv.Atoi(filepath.Base(d))
-		if t, err := CPUTime(pid); err == nil {
-			total += t
-		}
-	}
-	return total
-}
-
-// CPUShare is where CPU went during one measured period.
+// CPUShare is where CPU went during one measured period: the server process, the PostgreSQL
+// backends connected to the benchmark's database, and this process. Backends are sampled every
+// 250 ms, so one that exits keeps the CPU it had at its last sample; WAL writer, checkpointer and
+// other databases' backends are not counted.
 type CPUShare struct {
 	Wall             time.Duration
 	Server, DB, Self time.Duration
 	serverPid        int
-	s0, db0, self0   time.Duration
+	s0, self0        time.Duration
 	started          time.Time
-	serverErr        error
+	stop             chan struct{}
+	done             chan struct{}
+	mu               sync.Mutex
+	first, last      map[int]time.Duration
 }
 
-// StartCPU takes the first reading for the server process serverPid, PostgreSQL and this process.
-func StartCPU(serverPid int) *CPUShare {
-	c := &CPUShare{serverPid: serverPid, started: time.Now()}
-	c.s0, c.serverErr = CPUTime(serverPid)
-	c.db0 = CPUByName("postgres")
+// StartCPU takes the first readings and starts sampling the backends of dbURL's database (none
+// when dbURL is empty).
+func StartCPU(serverPid int, dbURL string) *CPUShare {
+	c := &CPUShare{serverPid: serverPid, started: time.Now(), stop: make(chan struct{}), done: make(chan struct{}),
+		first: map[int]time.Duration{}, last: map[int]time.Duration{}}
+	c.s0, _ = CPUTime(serverPid)
 	c.self0, _ = CPUTime(os.Getpid())
+	go c.sample(dbURL)
 	return c
 }
 
-// Stop takes the second reading.
-func (c *CPUShare) Stop() {
-	c.Wall = time.Since(c.started)
-	s1, err := CPUTime(c.serverPid)
-	if err != nil && c.serverErr == nil {
-		c.serverErr = err
+func (c *CPUShare) sample(dbURL string) {
+	defer close(c.done)
+	if dbURL == "" {
+		return
 	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	initial := true
+	for {
+		rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+		if err == nil {
+			pids, _ := pgx.CollectRows(rows, pgx.RowTo[int32])
+			c.mu.Lock()
+			for _, pid := range pids {
+				t, err := CPUTime(int(pid))
+				if err != nil {
+					continue
+				}
+				if _, seen := c.first[int(pid)]; !seen {
+					// A backend seen at the first sample has a past; one born later starts at 0.
+					if initial {
+						c.first[int(pid)] = t
+					} else {
+						c.first[int(pid)] = 0
+					}
+				}
+				c.last[int(pid)] = t
+			}
+			c.mu.Unlock()
+		}
+		initial = false
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// Stop takes the last readings.
+func (c *CPUShare) Stop() {
+	close(c.stop)
+	<-c.done
+	c.Wall = time.Since(c.started)
+	s1, _ := CPUTime(c.serverPid)
 	c.Server = s1 - c.s0
-	c.DB = CPUByName("postgres") - c.db0
 	self1, _ := CPUTime(os.Getpid())
 	c.Self = self1 - c.self0
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for pid, t := range c.last {
+		if now, err := CPUTime(pid); err == nil {
+			t = now
+		}
+		c.DB += t - c.first[pid]
+	}
 }
 
 // String renders the shares as cores used on average over the period.
@@ -242,7 +281,7 @@ func (c *CPUShare) String() string {
 	cores := func(d time.Duration) string {
 		return strconv.FormatFloat(d.Seconds()/c.Wall.Seconds(), 'f', 2, 64)
 	}
-	return fmt.Sprintf("outreachd %s cores, postgres %s cores, load generator %s cores over %.1fs",
+	return fmt.Sprintf("outreachd %s cores, its postgres backends %s cores, load generator %s cores over %.1fs",
 		cores(c.Server), cores(c.DB), cores(c.Self), c.Wall.Seconds())
 }
 

@@ -216,7 +216,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	var rec bench.Recorder
 	var next atomic.Int64
 	r1.load[0] = bench.LoadAvg()
-	r1.cpu = bench.StartCPU(pid)
+	r1.cpu = bench.StartCPU(pid, sc.db.url)
 	var wg sync.WaitGroup
 	for range o.clients {
 		wg.Go(func() {
@@ -254,7 +254,7 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	var rec2 bench.Recorder
 	r2 := result{dests: sc.dests, phase: "latency", offered: fmt.Sprintf("%d events/s (%d lead(s)/call)", o.rate, o.batch)}
 	r2.load[0] = bench.LoadAvg()
-	r2.cpu = bench.StartCPU(pid)
+	r2.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
 		if err := sc.client.PushLeads(ctx, lt, "lt-"+sc.db.name, i*o.batch, o.batch); err != nil {
 			rec2.Fail(err)
