@@ -81,7 +81,7 @@ func TestSeedAndServerProcess(t *testing.T) {
 	t.Parallel()
 	dbURL := testenv.DatabaseURL(t)
 	srv := testenv.StartServer(t, dbURL)
-	org := testenv.NewOrg(t, srv)
+	org := testenv.NewOrg(t, srv, "--rate-limit-per-minute", "1000")
 	c := NewClient(srv.URL, org.WriteKey)
 	ctx := context.Background()
 	cmp, err := c.CreateCampaign(ctx, "Seeded")
