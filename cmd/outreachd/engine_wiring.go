@@ -141,7 +141,9 @@ func (l engineLinkedIn) Poll(ctx context.Context, after int64, limit int) ([]eng
 	return out, liErr(err)
 }
 
-func (l engineLinkedIn) InjectAccept(profileKey string) error { return liErr(l.sim.InjectAccept(profileKey)) }
+func (l engineLinkedIn) InjectAccept(profileKey string) error {
+	return liErr(l.sim.InjectAccept(profileKey))
+}
 
 func (l engineLinkedIn) InjectReply(profileKey, text string) (string, error) {
 	c, err := l.sim.InjectReply(profileKey, text)

@@ -96,3 +96,4 @@ CREATE TABLE content_runs (
     at      timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (org_id, kind, period)
 );
+-- engine_instances.clock_at/speed let a restarted engine resume its virtual clock.
