@@ -44,7 +44,7 @@ func main() {
 	var o options
 	mode := flag.String("mode", "delivery", "delivery (the load test) or seed (leave a seeded database)")
 	dests := flag.String("dests", "1,10", "destination counts to measure, comma-separated")
-	flag.IntVar(&o.throughputDels, "throughput-deliveries", 40000, "deliveries the throughput phase causes (events = this / destinations)")
+	flag.IntVar(&o.throughputDels, "throughput-deliveries", 20000, "deliveries the throughput phase causes (events = this / destinations)")
 	flag.IntVar(&o.clients, "clients", 4, "concurrent 100-lead pushes in the throughput phase")
 	flag.IntVar(&o.rate, "rate", 200, "events per second offered in the latency phase")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of the latency phase")
