@@ -30,7 +30,7 @@ bench: build
 	DATABASE_URL="$(DB)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout 30m ./bench/...
 
 bench-delivery: build
-	DATABASE_URL="$(DB)" $(GO) run ./bench/cmd/loaddriver -mode delivery
+	DATABASE_URL="$(DB)" $(GO) run ./bench/cmd/loaddriver -mode delivery -doc docs/performance.md
 
 clean:
 	rm -rf bin
