@@ -87,8 +87,8 @@ func (s *Store) ClaimCampaigns(ctx context.Context, owner string, now time.Time,
 // scheduled (so new work is found even if nobody lowered engine_next_at).
 func (s *Store) ReleaseCampaign(ctx context.Context, id, owner string, notBefore, fallback time.Time) error {
 	_, err := s.pool.Exec(ctx, `UPDATE campaigns SET engine_lease_owner = NULL, engine_lease_until = NULL,
-		engine_next_at = GREATEST($3::timestamptz, coalesce((SELECT min(next_step_at) FROM prospects
-			WHERE campaign_id = $1 AND next_step_at IS NOT NULL), $4::timestamptz))
+		engine_next_at = GREATEST($3::timestamptz, coalesce((SELECT next_step_at FROM prospects
+			WHERE campaign_id = $1 AND next_step_at IS NOT NULL ORDER BY campaign_id, next_step_at LIMIT 1), $4::timestamptz))
 		WHERE id = $1 AND engine_lease_owner = $2`, id, owner, notBefore, fallback)
 	return err
 }
@@ -109,10 +109,12 @@ func (s *Store) CampaignSendsSince(ctx context.Context, campaignID string, t tim
 	return n, err
 }
 
-// DueProspectIDs lists prospects of a campaign whose next step is due, earliest first.
+// DueProspectIDs lists prospects of a campaign whose next step is due, earliest first. The
+// ORDER BY names the campaign so the planner walks the (campaign_id, next_step_at) index
+// rather than the global next_step_at one, which would read other campaigns' rows first.
 func (s *Store) DueProspectIDs(ctx context.Context, campaignID string, now time.Time, limit int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id FROM prospects WHERE campaign_id = $1 AND next_step_at <= $2
-		ORDER BY next_step_at, id LIMIT $3`, campaignID, now, limit)
+		ORDER BY campaign_id, next_step_at LIMIT $3`, campaignID, now, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,10 @@ ALTER TABLE prospects
     ADD COLUMN booking_start_at  timestamptz,
     ADD COLUMN withdrawn_at      timestamptz;
 CREATE INDEX prospects_campaign_next_step ON prospects (campaign_id, next_step_at) WHERE next_step_at IS NOT NULL;
+-- The engine only ever asks "what is due in this campaign"; with the global next_step_at index
+-- present the planner walks it in time order and filters by campaign, reading other
+-- campaigns' rows (measured: ~500 rows per lookup at 500 prospects per campaign).
+DROP INDEX prospects_next_step;
 -- Accepted leads not yet admitted to their campaign's sequence.
 CREATE INDEX prospects_admit ON prospects (campaign_id)
     WHERE next_step_at IS NULL AND filter_verdict = 'accepted' AND status IN ('pending', 'active')
