@@ -2,8 +2,8 @@ package engine_test
 
 import (
 	"context"
-	"os"
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
