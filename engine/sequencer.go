@@ -48,14 +48,38 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 			return err
 		}
 		fresh := 0
-		for _, c := range camps {
+		runs := make([]*campaignRun, len(camps))
+		var ids []string
+		var since []time.Time
+		for i, c := range camps {
 			if !seen[c.ID] {
 				fresh++
 			}
 			seen[c.ID] = true
 			st.Campaigns++
-			if err := e.runCampaign(ctx, c, now, st); err != nil {
+			if runs[i], err = e.prepare(ctx, c, now); err != nil {
 				e.log.Warn("engine: campaign", "campaign", c.ID, "err", err)
+				continue
+			}
+			if runs[i] != nil {
+				ids, since = append(ids, c.ID), append(since, runs[i].win.dayStart(now))
+			}
+		}
+		sent, err := e.store.CampaignSendsSinceMany(ctx, ids, since)
+		if err != nil {
+			for _, r := range runs {
+				if r != nil {
+					_ = e.store.ReleaseCampaign(context.WithoutCancel(ctx), r.c.ID, e.cfg.InstanceID, now, now.Add(time.Hour))
+				}
+			}
+			return err
+		}
+		for _, r := range runs {
+			if r == nil {
+				continue
+			}
+			if err := e.runCampaign(ctx, *r, now, sent[r.c.ID], st); err != nil {
+				e.log.Warn("engine: campaign", "campaign", r.c.ID, "err", err)
 			}
 		}
 		if len(camps) < e.cfg.CampaignBatch || fresh == 0 {
@@ -65,36 +89,39 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 	return nil
 }
 
-// runCampaign sends what is due in one campaign now, inside its window and under its daily
-// limit, then releases the lease with the time to look again.
-func (e *Engine) runCampaign(ctx context.Context, c storage.EngineCampaign, now time.Time, st *PassStats) error {
+// prepare parses a leased campaign's schedule and sequence. It returns nil (lease released)
+// when the campaign has nothing to do now: outside its window, or unreadable.
+func (e *Engine) prepare(ctx context.Context, c storage.EngineCampaign, now time.Time) (*campaignRun, error) {
 	fallback := now.Add(time.Hour)
 	release := func(notBefore time.Time) error {
 		return e.store.ReleaseCampaign(context.WithoutCancel(ctx), c.ID, e.cfg.InstanceID, notBefore, fallback)
 	}
 	sched, err := outreach.ParseSchedule(c.Schedule)
 	if err != nil {
-		_ = release(fallback)
-		return err
+		return nil, errors.Join(err, release(fallback))
 	}
 	steps, _, err := outreach.ParseSequence(c.Sequence, c.OutreachType)
 	if err != nil {
-		_ = release(fallback)
-		return err
+		return nil, errors.Join(err, release(fallback))
 	}
 	w, err := newWindow(sched)
 	if err != nil {
-		_ = release(fallback)
-		return err
+		return nil, errors.Join(err, release(fallback))
 	}
-	run := campaignRun{c: c, steps: steps, win: w}
 	if !w.contains(now) {
-		return release(w.nextOpen(now))
+		return nil, release(w.nextOpen(now))
 	}
-	sent, err := e.store.CampaignSendsSince(ctx, c.ID, w.dayStart(now))
-	if err != nil {
-		_ = release(now)
-		return err
+	return &campaignRun{c: c, steps: steps, win: w}, nil
+}
+
+// runCampaign sends what is due in one campaign now, inside its window and under its daily
+// limit (sent is what it sent since its local midnight), then releases the lease with the time
+// to look again.
+func (e *Engine) runCampaign(ctx context.Context, run campaignRun, now time.Time, sent int, st *PassStats) error {
+	c, w := run.c, run.win
+	fallback := now.Add(time.Hour)
+	release := func(notBefore time.Time) error {
+		return e.store.ReleaseCampaign(context.WithoutCancel(ctx), c.ID, e.cfg.InstanceID, notBefore, fallback)
 	}
 	budget := c.DailyLimit - sent
 	notBefore := now

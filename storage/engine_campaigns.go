@@ -100,13 +100,24 @@ func (tx *Tx) LowerCampaignNext(ctx context.Context, campaignID string, at time.
 	return err
 }
 
-// CampaignSendsSince counts the sequence's sends (invites and sequence messages) since t: what
-// the daily limit caps.
-func (s *Store) CampaignSendsSince(ctx context.Context, campaignID string, t time.Time) (int, error) {
+// CampaignSendsSinceMany counts, per campaign, the sequence's sends (invites and sequence
+// messages) since that campaign's own moment (its local midnight): what the daily limit caps.
+// One statement per batch of leased campaigns.
+func (s *Store) CampaignSendsSinceMany(ctx context.Context, ids []string, since []time.Time) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.id, (SELECT count(*) FROM activities a WHERE a.campaign_id = c.id
+			AND a.step IS NOT NULL AND a.at >= c.since AND a.kind IN ('invite_sent', 'message_sent'))
+		FROM unnest($1::text[], $2::timestamptz[]) AS c(id, since)`, ids, since)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(ids))
+	var id string
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM activities WHERE campaign_id = $1 AND step IS NOT NULL
-		AND at >= $2 AND kind IN ('invite_sent', 'message_sent')`, campaignID, t).Scan(&n)
-	return n, err
+	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+		out[id] = n
+		return nil
+	})
+	return out, err
 }
 
 // DueProspectIDs lists prospects of a campaign whose next step is due, earliest first. The
