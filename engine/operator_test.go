@@ -152,3 +152,24 @@ func TestSimulateErrors(t *testing.T) {
 		t.Fatalf("no seat: %v", err)
 	}
 }
+
+// TestSimulateBeforeAnyInvite: an operator may report a reply from a campaign person the engine
+// has not contacted yet (a paused campaign); it is still a campaign person's reply.
+func TestSimulateBeforeAnyInvite(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, monday, worldOpt{})
+	cid := w.campaign("", outreach.Schedule{}, threeSteps, 0)
+	if _, err := w.st.SetCampaignStatus(w.ctx, cid, outreach.CampaignPaused); err != nil {
+		t.Fatal(err)
+	}
+	pid := w.push(cid, "ivy")[0]
+	n := len(w.events())
+	if _, err := w.cliEngine().Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportMessageReceived, ProspectID: pid,
+		Text: "Sounds interesting, tell me more."}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	wantKinds(t, w.since(n), "reply_received", "reply_positive")
+	if p := w.prospect(pid); p.Status != "replied" || p.NextStepAt != nil {
+		t.Fatalf("status %s next %v", p.Status, p.NextStepAt)
+	}
+}

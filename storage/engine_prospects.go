@@ -60,12 +60,13 @@ func (s *Store) GetEngineProspect(ctx context.Context, id string) (EngineProspec
 }
 
 // FindReportProspect finds and locks the campaign prospect a LinkedIn report about leadKey
-// concerns: one contacted from that seat first, then any contacted one, newest first. ok is
-// false for a person the organization never reached through a campaign.
+// concerns: one contacted from that seat first, then any contacted one, then any, newest
+// first. ok is false for a person in none of the organization's campaigns.
 func (tx *Tx) FindReportProspect(ctx context.Context, orgID, leadKey, accountID string) (EngineProspect, bool, error) {
 	p, err := scanEngineProspect(tx.QueryRow(ctx, `SELECT `+ProspectColumns+engineProspectExtra+`
-		FROM prospects WHERE org_id = $1 AND lead_key = $2 AND (contacted OR invited_at IS NOT NULL OR connected_at IS NOT NULL)
-		ORDER BY (account_id IS NOT DISTINCT FROM $3) DESC, created_at DESC, id DESC LIMIT 1 FOR UPDATE`, orgID, leadKey, accountID))
+		FROM prospects WHERE org_id = $1 AND lead_key = $2
+		ORDER BY (account_id IS NOT DISTINCT FROM $3) DESC, contacted DESC, created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
+		orgID, leadKey, accountID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, false, nil
 	}
