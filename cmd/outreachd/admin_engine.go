@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"outreachd/adapters/drafter"
 	"outreachd/engine"
 	"outreachd/outreach"
 )
@@ -52,7 +51,11 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 }
 
 func adminEngine(env *adminEnv) (*engine.Engine, error) {
-	return engine.New(env.store, nil, engineDrafter{d: drafter.Builtin{}}, outreach.SystemClock{}, nil,
+	d, err := newDrafter(env.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(env.store, nil, d, outreach.SystemClock{}, nil,
 		engine.Config{PublicURL: env.cfg.PublicURL})
 }
 

@@ -27,7 +27,12 @@ type Config struct {
 	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
 	SimulatorSeed  int64
 	SimulatorSpeed float64
-	LogLevel       string
+	// DrafterURL, DrafterAPIKey and DrafterModel select an OpenAI-compatible reply drafter;
+	// with DrafterURL empty the deterministic built-in drafter writes the drafts.
+	DrafterURL    string
+	DrafterAPIKey string
+	DrafterModel  string
+	LogLevel      string
 }
 
 // loadConfig reads the environment, then lets flags on fs override it. extra may register more
@@ -40,6 +45,9 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		AllowPrivateDestinations: false,
 		SecretsKey:               os.Getenv("SECRETS_KEY"),
 		LogLevel:                 envOr("LOG_LEVEL", "info"),
+		DrafterURL:               os.Getenv("DRAFTER_URL"),
+		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
+		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
 	var err error
 	if c.RateLimitPerMinute, err = envInt("RATE_LIMIT_PER_MINUTE", 120); err != nil {

@@ -47,7 +47,11 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(a.store, engineLinkedIn{sim: sim}, engineDrafter{d: drafter.Builtin{}}, clock, a.log, engine.Config{
+	d, err := newDrafter(a.cfg)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.New(a.store, engineLinkedIn{sim: sim}, d, clock, a.log, engine.Config{
 		PublicURL: a.cfg.PublicURL,
 		// The simulator's report sequence starts over in every process.
 		ProviderName:     "simulator/" + outreach.NewID("run"),
@@ -167,6 +171,19 @@ func (l engineLinkedIn) InjectRateLimit(accountID string, cooldown time.Duration
 
 func (l engineLinkedIn) InjectSalesNav(accountID string, lapsed bool) error {
 	return liErr(l.sim.InjectSalesNav(accountID, lapsed))
+}
+
+// newDrafter is the configured reply drafter: an OpenAI-compatible endpoint when DRAFTER_URL is
+// set, else the deterministic built-in one.
+func newDrafter(cfg Config) (engineDrafter, error) {
+	if cfg.DrafterURL == "" {
+		return engineDrafter{d: drafter.Builtin{}}, nil
+	}
+	d, err := drafter.NewOpenAI(drafter.OpenAIConfig{BaseURL: cfg.DrafterURL, APIKey: cfg.DrafterAPIKey, Model: cfg.DrafterModel})
+	if err != nil {
+		return engineDrafter{}, fmt.Errorf("DRAFTER_URL: %w", err)
+	}
+	return engineDrafter{d: d}, nil
 }
 
 // engineDrafter adapts a drafter.Drafter to engine.Drafter.
