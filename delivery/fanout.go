@@ -28,14 +28,14 @@ const fanoutGroup = "fanout"
 // a time; the handler writes the deliveries inside that same transaction (wsql.TxFromContext),
 // so they commit together with the consumer offset: an event is fanned out exactly once, and a
 // crash before the commit simply replays the batch. The handler does no HTTP and, with the
-// destination cache warm, one statement per event.
+// destination cache warm, two statements per batch (fanOut).
 func (h *Hub) newFanoutRouter() (*message.Router, error) {
 	logger := watermill.NewSlogLogger(h.log)
 	sub, err := wsql.NewSubscriber(wsql.BeginnerFromPgx(h.store.Pool()), wsql.SubscriberConfig{
 		ConsumerGroup:  fanoutGroup,
 		SchemaAdapter:  storage.OutboxSchema(),
 		OffsetsAdapter: storage.OutboxOffsets(),
-		// A failed statement is rolled back to its savepoint (storage.InsertDeliveries), so the
+		// A failed statement is rolled back to its savepoint (storage.InsertDeliveryBatch), so the
 		// resend can succeed; the deadline is the backstop that ends a stuck batch.
 		AckDeadline:    ptr(15 * time.Second),
 		ResendInterval: 100 * time.Millisecond,
@@ -84,7 +84,23 @@ func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, er
 	return 0
 }
 
-// fanOut turns one outbox message into deliveries.
+// batchState remembers, for the subscriber transaction now open, which events of its batch were
+// already expanded, so their own messages are no-ops. It is only ever touched by the handler,
+// which the subscriber calls for one message at a time; the mutex makes that explicit.
+type batchState struct {
+	mu   sync.Mutex
+	tx   pgx.Tx
+	done map[string]bool
+}
+
+// fanOut turns an outbox message into deliveries. The first message of a subscriber batch
+// expands the whole batch: it reads the batch's rows again in the same transaction
+// (storage.OutboxWindow) and writes every event's deliveries in one statement, remembering the
+// events it did; the later messages of the batch then only acknowledge. It stays exactly once:
+// the deliveries commit with the batch's offset or not at all, and if the batch ends early (a
+// shutdown), the events whose offsets were not acknowledged are read again and their deliveries
+// already exist (the dedupe keys and the (event, destination) key make the second pass write
+// nothing).
 func (h *Hub) fanOut(msg *message.Message) error {
 	ctx := msg.Context()
 	wtx, ok := wsql.TxFromContext(ctx)
@@ -95,43 +111,92 @@ func (h *Hub) fanOut(msg *message.Message) error {
 	if !ok {
 		return fmt.Errorf("fan-out: unexpected subscriber transaction %T", wtx)
 	}
-	var ev outreach.Event
-	if err := json.Unmarshal(msg.Payload, &ev); err != nil || ev.OrgID == "" || !ev.Kind.Valid() {
-		// The outbox is written only through storage, which validates every event; an unreadable
-		// row can only be corruption, and retrying it forever would stop every organization.
-		h.metrics.poison.Inc()
-		h.log.Error("fan-out: skipping an unreadable outbox message", "uuid", msg.UUID, "err", err)
+	b := &h.batch
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tx != ptx.Tx {
+		b.tx, b.done = ptx.Tx, map[string]bool{}
+	}
+	if b.done[msg.UUID] {
+		delete(b.done, msg.UUID)
 		return nil
 	}
-	ev.ID = msg.UUID
-	emitted, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(storage.MetaEmittedAt))
-	if err != nil {
-		emitted = time.Now()
-	}
-
-	created, collapsed, err := h.fanOutTx(ctx, ptx.Tx, ev, msg.Payload, emitted)
+	rows, err := storage.OutboxWindow(ctx, ptx.Tx, fanoutGroup)
 	if err != nil {
 		return err
 	}
+	found := false
+	for _, r := range rows {
+		if r.UUID == msg.UUID {
+			found = true
+			break
+		}
+	}
+	if !found {
+		// Not expected (the window is the subscriber's own query), but never lose the message.
+		rows = []storage.OutboxRow{{UUID: msg.UUID, Payload: msg.Payload, EmittedAt: msg.Metadata.Get(storage.MetaEmittedAt)}}
+	}
+	if err := h.fanOutRows(ctx, ptx.Tx, rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.UUID != msg.UUID {
+			b.done[r.UUID] = true
+		}
+	}
+	return nil
+}
+
+// fanOutRows expands outbox rows into deliveries with one statement.
+func (h *Hub) fanOutRows(ctx context.Context, tx pgx.Tx, rows []storage.OutboxRow) error {
+	nds := make([]storage.NewDeliveries, 0, len(rows))
+	poison := 0
+	for _, r := range rows {
+		var ev outreach.Event
+		if err := json.Unmarshal(r.Payload, &ev); err != nil || ev.OrgID == "" || !ev.Kind.Valid() {
+			// The outbox is written only through storage, which validates every event; an
+			// unreadable row can only be corruption, and retrying it forever would stop every
+			// organization.
+			poison++
+			h.log.Error("fan-out: skipping an unreadable outbox message", "uuid", r.UUID, "err", err)
+			continue
+		}
+		ev.ID = r.UUID
+		emitted, err := time.Parse(time.RFC3339Nano, r.EmittedAt)
+		if err != nil {
+			emitted = time.Now()
+		}
+		nd, err := h.newDeliveries(ctx, tx, ev, r.Payload, emitted)
+		if err != nil {
+			return err
+		}
+		nds = append(nds, nd)
+	}
+	created, collapsed, err := storage.InsertDeliveryBatch(ctx, tx, nds)
+	if err != nil {
+		return err
+	}
+	h.metrics.poison.Add(float64(poison))
 	h.metrics.created.Add(float64(created))
 	h.metrics.collapsed.Add(float64(collapsed))
 	return nil
 }
 
-func (h *Hub) fanOutTx(ctx context.Context, tx pgx.Tx, ev outreach.Event, payload []byte, emitted time.Time) (int, int, error) {
+// newDeliveries is one event's deliveries: one per enabled destination that selected its kind.
+func (h *Hub) newDeliveries(ctx context.Context, tx pgx.Tx, ev outreach.Event, payload []byte, emitted time.Time) (storage.NewDeliveries, error) {
+	nd := storage.NewDeliveries{
+		EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: payload, EmittedAt: emitted,
+		MaxAttempts: len(h.cfg.RetrySchedule), DedupeWindow: h.cfg.DedupeWindow,
+	}
 	dests, err := h.cache.get(ev.OrgID, func() ([]storage.FanoutDestination, error) {
 		return storage.FanoutDestinations(ctx, tx, ev.OrgID)
 	})
 	if err != nil {
-		return 0, 0, err
+		return nd, err
 	}
 	identity, err := payloadIdentity(ev)
 	if err != nil {
-		return 0, 0, err
-	}
-	nd := storage.NewDeliveries{
-		EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: payload, EmittedAt: emitted,
-		MaxAttempts: len(h.cfg.RetrySchedule), DedupeWindow: h.cfg.DedupeWindow,
+		return nd, err
 	}
 	for _, d := range dests {
 		if !ev.Kind.Matches(d.Events) {
@@ -141,7 +206,7 @@ func (h *Hub) fanOutTx(ctx context.Context, tx pgx.Tx, ev outreach.Event, payloa
 		nd.Destinations = append(nd.Destinations, d.ID)
 		nd.DedupeKeys = append(nd.DedupeKeys, dedupeKey(d.ID, identity))
 	}
-	return storage.InsertDeliveries(ctx, tx, nd)
+	return nd, nil
 }
 
 // payloadIdentity is what makes two payloads "identical" for §6.4's Duplicates: the event kind,

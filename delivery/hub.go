@@ -155,6 +155,7 @@ type Hub struct {
 	slots    *slots
 	recorder *recorder
 	cache    *destinationCache
+	batch    batchState
 
 	wakeOutbox, wakeFirst, wakeRetry chan struct{}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
@@ -75,24 +76,66 @@ type NewDeliveries struct {
 	DedupeKeys   [][]byte
 }
 
-// InsertDeliveries writes one event's deliveries in tx in one round trip: a destination whose
-// dedupe key was seen within the window gets nothing (the payload collapses into the earlier
-// delivery); the rest get a pending delivery due now. The statement also notifies dispatchers,
-// which PostgreSQL delivers when tx commits. It runs inside a savepoint, so a failure leaves tx
-// usable (the fan-out shares one transaction across a batch of events). It returns how many
-// deliveries were created and how many collapsed.
+// InsertDeliveries writes one event's deliveries in tx; see InsertDeliveryBatch.
 func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created, collapsed int, err error) {
-	if len(nd.IDs) == 0 {
-		return 0, 0, nil
+	return InsertDeliveryBatch(ctx, tx, []NewDeliveries{nd})
+}
+
+// InsertDeliveryBatch writes the deliveries of many events in tx in one round trip (one
+// statement between a savepoint and its release, pipelined): a destination whose dedupe key was
+// seen within the window gets nothing (the payload collapses into the earlier delivery, also when
+// the earlier one is in the same batch); the rest get a pending delivery due now. The statement
+// also notifies dispatchers, which PostgreSQL delivers when tx commits. The savepoint keeps tx
+// usable after a failure (the fan-out shares one transaction across a batch of events); one per
+// batch, not one per event, because more than 64 subtransactions in one transaction overflow
+// PostgreSQL's per-backend subtransaction cache and slow every snapshot on the server. The window
+// is the first element's DedupeWindow. It returns how many deliveries were created and how many
+// collapsed.
+func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (created, collapsed int, err error) {
+	var (
+		evID, evKind, evOrg []string
+		evPayload           [][]byte
+		evEmitted           []time.Time
+		evMax               []int32
+		ids, dests          []string
+		keys                [][]byte
+		ord                 []int32
+	)
+	type seenKey struct{ dest, key string }
+	seen := map[seenKey]bool{}
+	for _, nd := range nds {
+		if len(nd.IDs) == 0 {
+			continue
+		}
+		evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
+		evPayload, evEmitted, evMax = append(evPayload, nd.Payload), append(evEmitted, nd.EmittedAt), append(evMax, int32(nd.MaxAttempts))
+		for i := range nd.IDs {
+			// ON CONFLICT DO UPDATE may not touch one row twice in a statement: identical payloads
+			// inside the batch collapse here, the first one wins.
+			k := seenKey{nd.Destinations[i], string(nd.DedupeKeys[i])}
+			if seen[k] {
+				collapsed++
+				continue
+			}
+			seen[k] = true
+			ids, dests, keys, ord = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i]), append(ord, int32(len(evID)))
+		}
+	}
+	if len(ids) == 0 {
+		return 0, collapsed, nil
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SAVEPOINT insert_deliveries`)
+	var inserted, kept int
 	b.Queue(`
-WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) AS i(delivery_id, destination_id, dedupe_key)
+WITH ev AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
+        WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
+), input AS (
+    SELECT * FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[]) AS i(delivery_id, destination_id, dedupe_key, n)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
-    SELECT destination_id, dedupe_key, delivery_id, now() + $4::interval FROM input
+    SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
     ON CONFLICT (destination_id, dedupe_key) DO UPDATE
         SET delivery_id = EXCLUDED.delivery_id, expires_at = EXCLUDED.expires_at
         WHERE dd.expires_at <= now()
@@ -100,25 +143,59 @@ WITH input AS (
 ), ins AS (
     INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
-    SELECT i.delivery_id, $5, i.destination_id, $6, $7, $8, i.dedupe_key, $9, now(), $10
-    FROM kept k JOIN input i USING (delivery_id)
+    SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, e.payload, i.dedupe_key,
+           e.max_attempts, now(), e.emitted_at
+    FROM kept k JOIN input i USING (delivery_id) JOIN ev e ON e.n = i.n
     ON CONFLICT (event_id, destination_id) DO NOTHING
     RETURNING id
 )
-SELECT (SELECT count(*) FROM ins)::int, ((SELECT count(*) FROM input) - (SELECT count(*) FROM kept))::int,
-       pg_notify('deliveries', '')`,
-		nd.IDs, nd.Destinations, nd.DedupeKeys, nd.DedupeWindow, nd.OrgID, nd.EventID, nd.EventKind,
-		nd.Payload, nd.MaxAttempts, nd.EmittedAt).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&created, &collapsed, nil)
+SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int, pg_notify('deliveries', '')`,
+		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow,
+	).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&inserted, &kept, nil)
 	})
 	b.Queue(`RELEASE SAVEPOINT insert_deliveries`)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		if _, rbErr := tx.Exec(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT insert_deliveries`); rbErr != nil {
 			err = fmt.Errorf("%w (and the rollback to the savepoint failed: %v)", err, rbErr)
 		}
-		return 0, 0, fmt.Errorf("insert deliveries of %s: %w", nd.EventID, err)
+		return 0, 0, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
 	}
-	return created, collapsed, nil
+	return inserted, collapsed + len(ids) - kept, nil
+}
+
+// OutboxRow is one outbox event as the fan-out reads it.
+type OutboxRow struct {
+	UUID      string
+	Payload   []byte
+	EmittedAt string // the MetaEmittedAt metadata, "" when absent
+}
+
+// OutboxWindow reads, inside the outbox subscriber's own batch transaction tx, the rows that
+// transaction's batch holds: it runs the subscriber's very select query (same consumer group,
+// same offsets row — locked by tx and not yet moved — and, under REPEATABLE READ, the same
+// snapshot), so it returns the same rows in the same order. The fan-out uses it to expand a whole
+// batch in one statement when the batch's first message arrives.
+func OutboxWindow(ctx context.Context, tx pgx.Tx, consumerGroup string) ([]OutboxRow, error) {
+	schema := OutboxSchema()
+	q, err := schema.SelectQuery(wsql.SelectQueryParams{Topic: EventsTopic, ConsumerGroup: consumerGroup, OffsetsAdapter: OutboxOffsets()})
+	if err != nil {
+		return nil, fmt.Errorf("outbox window: %w", err)
+	}
+	rows, err := tx.Query(ctx, q.Query, q.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("outbox window: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxRow
+	for rows.Next() {
+		r, err := schema.UnmarshalMessage(wsql.UnmarshalMessageParams{Row: rows})
+		if err != nil {
+			return nil, fmt.Errorf("outbox window: %w", err)
+		}
+		out = append(out, OutboxRow{UUID: r.Msg.UUID, Payload: r.Msg.Payload, EmittedAt: r.Msg.Metadata.Get(MetaEmittedAt)})
+	}
+	return out, rows.Err()
 }
 
 // DeliveryTarget is a destination as the dispatcher sends to it, read at claim time so a changed
