@@ -57,6 +57,22 @@ func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery
 	return out, total, nil
 }
 
+// FoldProspectCounts moves the counter deltas the prospects triggers append (migration 004)
+// into prospect_count_totals, in one transaction, so readers of prospect_counts never see a
+// delta twice or not at all. Concurrent folds are safe: a delta row is deleted, and so added,
+// by one of them only. It returns how many delta rows it folded.
+func (s *Store) FoldProspectCounts(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `WITH d AS (DELETE FROM prospect_count_deltas RETURNING campaign_id, status, org_id, n),
+		f AS (INSERT INTO prospect_count_totals AS c (campaign_id, status, org_id, n)
+			SELECT campaign_id, status, min(org_id), sum(n) FROM d GROUP BY campaign_id, status ORDER BY campaign_id, status
+			ON CONFLICT (campaign_id, status) DO UPDATE SET n = c.n + excluded.n)
+		SELECT 1 FROM d`)
+	if err != nil {
+		return 0, fmt.Errorf("fold prospect counts: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // GetProspect reads one prospect of the organization; another organization's is ErrNotFound.
 func (s *Store) GetProspect(ctx context.Context, orgID, id string) (Prospect, error) {
 	p, err := ScanProspect(s.pool.QueryRow(ctx, `SELECT `+ProspectColumns+` FROM prospects

@@ -166,14 +166,21 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows.
+// janitor prunes finished rate-limit windows and folds the prospect counter deltas (every
+// 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
+	fold := time.NewTicker(5 * time.Second)
+	defer fold.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-fold.C:
+			if _, err := a.store.FoldProspectCounts(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("fold prospect counts", "err", err)
+			}
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
