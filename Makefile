@@ -9,8 +9,12 @@ DB = $$(scripts/db.sh)
 build:
 	$(GO) build -o bin/outreachd ./cmd/outreachd
 
+# The demo runs the LinkedIn simulator 300x faster than real time so a campaign moves while you
+# watch (SIMULATOR_SPEED=1 make run for real time).
+SIMULATOR_SPEED ?= 300
+
 run: build
-	DATABASE_URL="$(DB)" bin/outreachd serve --demo
+	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) bin/outreachd serve --demo
 
 test: build
 	$(GO) vet ./...

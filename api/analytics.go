@@ -74,7 +74,7 @@ func (s *Server) parseDailyQuery(r *http.Request) (storage.DailyQuery, error) {
 	v := r.URL.Query()
 	q := storage.DailyQuery{OrgID: PrincipalFrom(r.Context()).OrgID,
 		CampaignID: v.Get("campaign_id"), AccountID: v.Get("account_id")}
-	today := s.now().UTC().Truncate(24 * time.Hour)
+	today := s.domainNow().UTC().Truncate(24 * time.Hour)
 	var err error
 	if q.To, err = parseDay(v.Get("to"), "to", today); err != nil {
 		return q, err

@@ -284,7 +284,7 @@ func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
 	refs, idx := validTargets(ts)
 	var res []storage.StopResult
 	if len(refs) > 0 {
-		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, s.now()); err != nil {
+		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, s.domainNow()); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -339,7 +339,7 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 	refs, idx := validTargets(ts)
 	var res []storage.BlockResult
 	if len(refs) > 0 {
-		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, s.now()); err != nil {
+		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, s.domainNow()); err != nil {
 			s.fail(w, r, err)
 			return
 		}

@@ -38,7 +38,7 @@ func (s *Server) getNeedsHuman(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	now := s.now()
+	now := s.domainNow()
 	data := make([]needsHumanJSON, 0, len(items))
 	for _, it := range items {
 		data = append(data, needsHumanJSON{

@@ -50,8 +50,12 @@ type Deps struct {
 	Metrics http.Handler
 	// Registry receives the HTTP request metrics; nil means none are kept.
 	Registry prometheus.Registerer
-	// Now is the clock; nil means time.Now.
+	// Now is the wall clock of authentication and rate limits; nil means time.Now.
 	Now func() time.Time
+	// DomainNow is the outreach engine's clock (the simulator's virtual clock when it runs sped
+	// up for a demo): "today" of analytics, hours waiting, stall ages and stop/block stamps are
+	// read on it so they agree with the times the engine writes. nil means Now.
+	DomainNow func() time.Time
 	// Extra lets other packages mount routes (the delivery hub's destinations API, say)
 	// without this package importing them. Each is called with the keyed /api/v1 router
 	// (auth and rate limit applied) and the root router.
@@ -69,6 +73,8 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
+	// domainNow: see Deps.DomainNow.
+	domainNow func() time.Time
 }
 
 // NewServer builds the API.
@@ -80,6 +86,10 @@ func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.domainNow = deps.DomainNow
+	if s.domainNow == nil {
+		s.domainNow = s.now
 	}
 	return s, nil
 }

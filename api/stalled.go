@@ -35,7 +35,7 @@ func (s *Server) getStalledLeads(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	now := s.now()
+	now := s.domainNow()
 	items, total, err := s.store.ListStalledLeads(r.Context(), storage.StalledQuery{
 		OrgID: PrincipalFrom(r.Context()).OrgID, CampaignID: r.URL.Query().Get("campaign_id"),
 		Days: days, Now: now, Limit: page.Limit, Offset: page.Offset,

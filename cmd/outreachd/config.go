@@ -72,7 +72,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		return c, err
 	}
 	c.SimulatorSeed = int64(seed)
-	if c.SimulatorSpeed, err = strconv.ParseFloat(envOr("SIMULATOR_SPEED", "60"), 64); err != nil || c.SimulatorSpeed < 0 {
+	if c.SimulatorSpeed, err = strconv.ParseFloat(envOr("SIMULATOR_SPEED", "1"), 64); err != nil || c.SimulatorSpeed < 0 {
 		return c, fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
 	}
 

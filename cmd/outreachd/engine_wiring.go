@@ -61,6 +61,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.apiDeps.DomainNow = clock.Now
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = linkedinInbox{p: sim}
 	}
