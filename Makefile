@@ -9,9 +9,9 @@ DB = $$(scripts/db.sh)
 build:
 	$(GO) build -o bin/outreachd ./cmd/outreachd
 
-# The demo runs the LinkedIn simulator 300x faster than real time so a campaign moves while you
+# The demo runs the LinkedIn simulator 3600x faster than real time (an hour a second) so a campaign moves while you
 # watch (SIMULATOR_SPEED=1 make run for real time).
-SIMULATOR_SPEED ?= 300
+SIMULATOR_SPEED ?= 3600
 
 run: build
 	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) bin/outreachd serve --demo
