@@ -96,15 +96,30 @@ func parseNullable(field string, raw json.RawMessage) (*string, error) {
 	return s, nil
 }
 
-func (req destinationRequest) nullables() (secret, token, channel *string, err error) {
-	if secret, err = parseNullable("secret", req.Secret); err != nil {
-		return
+// destinationInput is a decoded create or update body with its loose fields resolved: the event
+// selection parsed, and the three fields where null (clear) differs from absent (keep).
+type destinationInput struct {
+	destinationRequest
+	events                 []string
+	secret, token, channel *string
+}
+
+// decodeDestination reads a create or update body; both endpoints refuse the same input alike.
+func decodeDestination(r *http.Request) (in destinationInput, err error) {
+	if err = decodeJSON(r, &in.destinationRequest); err != nil {
+		return in, err
 	}
-	if token, err = parseNullable("slack_bot_token", req.SlackBotToken); err != nil {
-		return
+	if in.events, err = parseEvents(in.Events); err != nil {
+		return in, err
 	}
-	channel, err = parseNullable("slack_channel", req.SlackChannel)
-	return
+	if in.secret, err = parseNullable("secret", in.Secret); err != nil {
+		return in, err
+	}
+	if in.token, err = parseNullable("slack_bot_token", in.SlackBotToken); err != nil {
+		return in, err
+	}
+	in.channel, err = parseNullable("slack_channel", in.SlackChannel)
+	return in, err
 }
 
 func deref(s *string) string {
@@ -179,24 +194,14 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req destinationRequest
-	if err := decodeJSON(r, &req); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	events, err := parseEvents(req.Events)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	secret, token, channel, err := req.nullables()
+	in, err := decodeDestination(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, DestinationSpec{
-		Name: deref(req.Name), Kind: deref(req.Kind), URL: deref(req.URL), Events: events, Secret: deref(secret),
-		SlackBotToken: deref(token), SlackChannel: deref(channel), Enabled: req.Enabled,
+		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Secret: deref(in.secret),
+		SlackBotToken: deref(in.token), SlackChannel: deref(in.channel), Enabled: in.Enabled,
 	})
 	if err != nil {
 		s.fail(w, r, err)
@@ -219,27 +224,17 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req destinationRequest
-	if err := decodeJSON(r, &req); err != nil {
+	in, err := decodeDestination(r)
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if req.Kind != nil && *req.Kind != d.Kind {
+	if in.Kind != nil && *in.Kind != d.Kind {
 		s.fail(w, r, invalid("kind: cannot be changed; create a new destination instead"))
 		return
 	}
-	events, err := parseEvents(req.Events)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	secret, token, channel, err := req.nullables()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, DestinationPatch{Name: req.Name, URL: req.URL, Events: events,
-		Secret: secret, SlackBotToken: token, SlackChannel: channel, Enabled: req.Enabled})
+	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
+		Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
 	if err != nil {
 		s.fail(w, r, err)
 		return
