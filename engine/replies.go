@@ -245,7 +245,7 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 			}
 		}
 	}
-	n := storage.NewNeedsHuman{ID: outreach.NewID("nh"), ChatID: h.chatID, Name: h.name, Message: h.message,
+	n := storage.NewNeedsHuman{ID: outreach.NewID("nhu"), ChatID: h.chatID, Name: h.name, Message: h.message,
 		AIDraft: h.draft, Intent: h.intent, Reason: string(h.reason), WaitingSince: h.at}
 	prospect := &outreach.ProspectBlock{Name: h.name, LinkedInID: h.providerID}
 	if h.p != nil {

@@ -606,7 +606,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 			Reason:      ReasonWantsEmail,
 			ReasonLabel: ReasonWantsEmail.Label(),
 			AIDraft:     "Happy to! Could you confirm the best address to reach you?",
-			QueueID:     NewID("nh"),
+			QueueID:     NewID("nhu"),
 			InboxURL:    sampleBaseURL + "/inbox/" + reply.ChatID,
 		}
 	case EventInviteSent, EventConnectionAccepted, EventInviteWithdrawn, EventProspectAdded:
