@@ -85,6 +85,7 @@ func benchStages(b *testing.B, dests, deliveries int) {
 		b.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
+	b.Cleanup(cancel) // a failed run must not leave the hub running on a closed pool
 	done := make(chan error, 1)
 	b.StartTimer()
 	start := time.Now()
