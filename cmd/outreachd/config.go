@@ -33,6 +33,9 @@ type Config struct {
 	DrafterAPIKey string
 	DrafterModel  string
 	LogLevel      string
+	// PprofAddr, when set, serves net/http/pprof on its own listener (never on HTTP_ADDR), for
+	// profiling a running instance.
+	PprofAddr string
 }
 
 // loadConfig reads the environment, then lets flags on fs override it. extra may register more
@@ -45,6 +48,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		AllowPrivateDestinations: false,
 		SecretsKey:               os.Getenv("SECRETS_KEY"),
 		LogLevel:                 envOr("LOG_LEVEL", "info"),
+		PprofAddr:                os.Getenv("PPROF_ADDR"),
 		DrafterURL:               os.Getenv("DRAFTER_URL"),
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sync"
 	"time"
@@ -105,6 +106,9 @@ func runServe(ctx context.Context, args []string) error {
 			}
 		}()
 	}
+	if cfg.PprofAddr != "" {
+		go servePprof(cfg.PprofAddr, log)
+	}
 	go func() {
 		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			errs <- fmt.Errorf("http: %w", err)
@@ -186,6 +190,21 @@ func (a *app) janitor(ctx context.Context) error {
 				a.log.Warn("prune rate windows", "err", err)
 			}
 		}
+	}
+}
+
+// servePprof exposes the Go profiler on its own address, apart from the API, so it is reachable
+// only where the operator binds it.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Info("pprof listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("pprof stopped", "err", err)
 	}
 }
 
