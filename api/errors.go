@@ -68,15 +68,11 @@ func classify(err error) (int, string, string) {
 	}
 }
 
-// clientMessage strips the sentinel's own words from a wrapped message, so that
+// clientMessage strips the sentinels' own words from a wrapped message, so that
 // "campaign_id: invalid input: not a campaign id" reads "campaign_id: not a campaign id".
 func clientMessage(err error) string {
-	msg := err.Error()
-	for _, s := range []error{outreach.ErrInvalidFilters, outreach.ErrInvalid, outreach.ErrNotFound} {
-		msg = strings.ReplaceAll(msg, s.Error()+": ", "")
-		msg = strings.TrimSuffix(msg, ": "+s.Error())
-	}
-	return msg
+	msg := outreach.Describe(err)
+	return strings.ReplaceAll(msg, outreach.ErrInvalidFilters.Error()+": ", "")
 }
 
 // fail answers err in the coded shape and logs server errors.

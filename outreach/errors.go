@@ -3,6 +3,7 @@ package outreach
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors of the domain. Every layer wraps them with %w and decides with errors.Is;
@@ -23,4 +24,18 @@ var (
 // can both answer 400 (errors.Is) and show the client what to fix.
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Describe renders err for a person: the sentinels' own words ("invalid input", "not found")
+// are dropped from the wrapped chain, so "status: invalid input: not one of …" reads
+// "status: not one of …" and "campaign c1: not found" reads "campaign c1 not found". The API and the operator CLI show client errors this way.
+func Describe(err error) string {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, ErrInvalid.Error()+": ", "")
+	msg = strings.TrimSuffix(msg, ": "+ErrInvalid.Error())
+	msg = strings.ReplaceAll(msg, ErrNotFound.Error()+": ", "")
+	if strings.HasSuffix(msg, ": "+ErrNotFound.Error()) {
+		msg = strings.TrimSuffix(msg, ": "+ErrNotFound.Error()) + " not found"
+	}
+	return msg
 }

@@ -53,7 +53,7 @@ func adminCommands() map[string]adminCommand {
 // on stderr and returns non-zero.
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
-		_ = json.NewEncoder(stderr).Encode(map[string]string{"error": err.Error()})
+		_ = json.NewEncoder(stderr).Encode(map[string]string{"error": outreach.Describe(err)})
 		return code
 	}
 	cmds := adminCommands()
