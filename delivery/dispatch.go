@@ -8,20 +8,41 @@ import (
 	"outreachd/storage"
 )
 
-// slots counts the sends in flight in this process, per destination and per budget. A
-// destination at its cap is left out of the next claims, so a hanging destination holds at most
-// PerDestination sends (and their leases) while every other destination keeps flowing.
-type slots struct {
-	perDest int
-	mu      sync.Mutex
-	byDest  map[string]int
-	budget  [2]int // [first, retry]
-	wg      sync.WaitGroup
-	freed   [2]chan struct{}
+// claimed is one leased delivery and the budget (first attempts or retries) that claimed it.
+type claimed struct {
+	c       storage.ClaimedDelivery
+	retries bool
 }
 
-func newSlots(perDest int) *slots {
-	return &slots{perDest: perDest, byDest: map[string]int{},
+// destQueue is one destination's local state: its sends in flight (at most perDest) and the
+// claimed deliveries waiting for one of its slots, oldest due first.
+type destQueue struct {
+	inFlight int
+	queue    []claimed
+}
+
+// sched holds what this process has claimed: per destination, the sends in flight and a bounded
+// local queue. A send that finishes hands its slot straight to the next queued delivery of its
+// destination, in the same goroutine, so a busy destination never waits for a claim round trip.
+// A destination whose queue holds perDest rows or more is left out of claims (saturated); with
+// claims of at most perDest rows, a queue never exceeds 2 × perDest − 1, which is what the lease
+// covers (Config.Lease). Per budget, held counts claimed rows not yet finished (in flight or
+// queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
+// starves fresh events of claims.
+type sched struct {
+	perDest int
+	caps    [2]int // FirstAttemptSlots, RetrySlots
+	mu      sync.Mutex
+	dests   map[string]*destQueue
+	held    [2]int
+	running [2]int
+	closed  bool
+	wg      sync.WaitGroup
+	freed   [2]chan struct{} // wakes the claim loops: room opened in a queue or a budget
+}
+
+func newSched(perDest, firstSlots, retrySlots int) *sched {
+	return &sched{perDest: perDest, caps: [2]int{firstSlots, retrySlots}, dests: map[string]*destQueue{},
 		freed: [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}}
 }
 
@@ -32,65 +53,128 @@ func budgetIndex(retries bool) int {
 	return 0
 }
 
-// snapshot returns the per-destination counts and the budget's use.
-func (s *slots) snapshot(retries bool) (map[string]int, int) {
+// state returns the budget's held and running counts and the saturated destinations.
+func (s *sched) state(retries bool) (held, running int, saturated []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := make(map[string]int, len(s.byDest))
-	for k, v := range s.byDest {
-		m[k] = v
-	}
-	return m, s.budget[budgetIndex(retries)]
-}
-
-func (s *slots) take(retries bool, dest string) {
-	s.mu.Lock()
-	s.byDest[dest]++
-	s.budget[budgetIndex(retries)]++
-	s.wg.Add(1)
-	s.mu.Unlock()
-}
-
-func (s *slots) release(retries bool, dest string) {
-	s.mu.Lock()
-	if s.byDest[dest]--; s.byDest[dest] <= 0 {
-		delete(s.byDest, dest)
-	}
-	s.budget[budgetIndex(retries)]--
-	s.mu.Unlock()
-	s.wg.Done()
-	// Both budgets share the per-destination caps, so both loops may now claim more.
-	for _, ch := range s.freed {
-		select {
-		case ch <- struct{}{}:
-		default:
+	saturated = []string{}
+	for id, d := range s.dests {
+		if len(d.queue) >= s.perDest {
+			saturated = append(saturated, id)
 		}
 	}
+	b := budgetIndex(retries)
+	return s.held[b], s.running[b], saturated
 }
 
-func (s *slots) wait() { s.wg.Wait() }
+// add takes claimed deliveries: each starts at once if its destination has a free slot, else
+// waits in the destination's queue. It returns the ones to start now.
+func (s *sched) add(retries bool, cs []storage.ClaimedDelivery) []claimed {
+	var start []claimed
+	b := budgetIndex(retries)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range cs {
+		it := claimed{c: c, retries: retries}
+		s.held[b]++
+		s.wg.Add(1)
+		d := s.dests[c.Target.ID]
+		if d == nil {
+			d = &destQueue{}
+			s.dests[c.Target.ID] = d
+		}
+		if d.inFlight < s.perDest {
+			d.inFlight++
+			s.running[b]++
+			start = append(start, it)
+		} else {
+			d.queue = append(d.queue, it)
+		}
+	}
+	return start
+}
 
-// dispatch is one claim loop: first attempts or retries. It claims as many due deliveries as it
-// has free slots, starts one goroutine per send, and sleeps until a notification, a freed slot,
-// or the next delivery's due time (bounded by IdleWake) — never a fixed polling sleep.
+// done finishes one send and returns the next queued delivery of the same destination, which
+// takes over the slot; ok is false when the queue is empty (or the process is stopping).
+func (s *sched) done(it claimed) (next claimed, ok bool) {
+	b := budgetIndex(it.retries)
+	s.mu.Lock()
+	s.held[b]--
+	s.running[b]--
+	d := s.dests[it.c.Target.ID]
+	wake := false
+	if len(d.queue) > 0 && !s.closed {
+		next, ok = d.queue[0], true
+		d.queue[0] = claimed{}
+		d.queue = d.queue[1:]
+		s.running[budgetIndex(next.retries)]++
+		// Half the queue drained: room for a claim's worth of this destination again.
+		wake = len(d.queue) == s.perDest/2
+	} else {
+		if d.inFlight--; d.inFlight <= 0 && len(d.queue) == 0 {
+			delete(s.dests, it.c.Target.ID)
+		}
+		wake = true // a slot is idle: anything due for this destination can start now
+	}
+	// The budget has room for a claim's worth again.
+	wake = wake || s.held[b] == s.caps[b]-min(s.perDest, s.caps[b])
+	s.mu.Unlock()
+	s.wg.Done()
+	if wake {
+		for _, ch := range s.freed {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return next, ok
+}
+
+// close stops handing queued deliveries to finishing sends and returns the queued ones, which
+// the caller releases to the database; sends in flight still finish.
+func (s *sched) close() []claimed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	var out []claimed
+	for id, d := range s.dests {
+		for _, it := range d.queue {
+			s.held[budgetIndex(it.retries)]--
+			s.wg.Done()
+			out = append(out, it)
+		}
+		d.queue = nil
+		if d.inFlight <= 0 {
+			delete(s.dests, id)
+		}
+	}
+	return out
+}
+
+func (s *sched) wait() { s.wg.Wait() }
+
+// dispatch is one claim loop: first attempts or retries. It claims whenever its budget has room
+// — right after a notification, a send finishing with an idle slot, or a destination queue
+// draining to half — up to min(room, ClaimBatch, PerDestination) rows per claim, skipping
+// saturated destinations. When a claim finds less than it asked for, it sleeps until one of
+// those wake-ups or the next delivery's due time (bounded by IdleWake): never a fixed sleep.
 func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	wake, capacity, budget := h.wakeFirst, h.cfg.FirstAttemptSlots, "first"
 	if retries {
 		wake, capacity, budget = h.wakeRetry, h.cfg.RetrySlots, "retry"
 	}
-	freed := h.slots.freed[budgetIndex(retries)]
+	freed := h.sched.freed[budgetIndex(retries)]
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		inFlight, used := h.slots.snapshot(retries)
-		h.metrics.inFlight.WithLabelValues(budget).Set(float64(used))
-		free := capacity - used
-		full := false
-		if free > 0 {
-			limit := min(free, h.cfg.ClaimBatch)
-			claimed, err := h.store.ClaimDeliveries(ctx, storage.ClaimParams{
-				Retries: retries, Limit: limit, Lease: h.cfg.Lease,
-				PerDestination: h.cfg.PerDestination, InFlight: inFlight,
+		held, running, saturated := h.sched.state(retries)
+		h.metrics.inFlight.WithLabelValues(budget).Set(float64(running))
+		limit := min(capacity-held, h.cfg.ClaimBatch, h.cfg.PerDestination)
+		got := 0
+		if limit > 0 {
+			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{
+				Retries: retries, Limit: limit, Lease: h.cfg.Lease, Skip: saturated,
 			})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -98,24 +182,17 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 				}
 				h.log.Warn("delivery: claim failed", "err", err)
 			}
-			for _, c := range claimed {
-				h.slots.take(retries, c.Target.ID)
-				go h.deliver(ctx, retries, c)
+			got = len(cs)
+			for _, it := range h.sched.add(retries, cs) {
+				go h.deliver(ctx, it)
 			}
-			full = len(claimed) > 0
-		}
-		if full {
-			continue // there may be more due now, for destinations not yet at their cap
+			if got == limit {
+				continue // there may be more due now
+			}
 		}
 		wait := h.cfg.IdleWake
-		if free > 0 {
-			inFlight, _ = h.slots.snapshot(retries)
-			var saturated []string
-			for id, n := range inFlight {
-				if n >= h.cfg.PerDestination {
-					saturated = append(saturated, id)
-				}
-			}
+		if limit > 0 && got == 0 {
+			_, _, saturated = h.sched.state(retries)
 			if next, ok, err := h.store.NextDue(ctx, retries, saturated); err == nil && ok {
 				// Something due now that we could not take is locked by another process for the
 				// moment of its claim; look again shortly rather than spin.
@@ -139,11 +216,17 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	}
 }
 
-// deliver makes one attempt of a claimed delivery and hands the outcome to the recorder. The
+// deliver sends one claimed delivery, then the queued ones its destination slot passes on.
+func (h *Hub) deliver(ctx context.Context, it claimed) {
+	for ok := true; ok; it, ok = h.sched.done(it) {
+		h.deliverOne(ctx, it.c)
+	}
+}
+
+// deliverOne makes one attempt of a claimed delivery and hands the outcome to the recorder. The
 // attempt is not cancelled by shutdown: it is bounded by the timeout, and recording it avoids a
 // needless resend after restart.
-func (h *Hub) deliver(ctx context.Context, retries bool, c storage.ClaimedDelivery) {
-	defer h.slots.release(retries, c.Target.ID)
+func (h *Hub) deliverOne(ctx context.Context, c storage.ClaimedDelivery) {
 	at := time.Now()
 	res := h.attempt(context.WithoutCancel(ctx), c.Target, c.ID, c.EventKind, c.Payload, at)
 	attempt := c.Attempts + 1

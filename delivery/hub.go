@@ -59,7 +59,10 @@ type Config struct {
 	// ClaimBatch is the most deliveries one claim takes.
 	ClaimBatch int
 	// Lease is how long a claimed delivery stays invisible to other claims; a process killed
-	// mid-send leaves deliveries that come due again after it. Default Timeout + 5 s.
+	// mid-send leaves deliveries that come due again after it. It covers the wait in the
+	// destination's local queue (at most 2 × PerDestination − 1 rows, so at most two attempt
+	// timeouts ahead of it) plus its own attempt: default 3 × Timeout + 5 s, and it must exceed
+	// 3 × Timeout.
 	Lease time.Duration
 	// DedupeWindow is how long identical payloads to one destination collapse (24 h).
 	DedupeWindow time.Duration
@@ -100,7 +103,7 @@ func (c *Config) setDefaults() {
 		c.ClaimBatch = 200
 	}
 	if c.Lease == 0 {
-		c.Lease = c.Timeout + 5*time.Second
+		c.Lease = 3*c.Timeout + 5*time.Second
 	}
 	if c.DedupeWindow == 0 {
 		c.DedupeWindow = 24 * time.Hour
@@ -132,8 +135,8 @@ func (c Config) Validate() error {
 	if c.Jitter < 0 || c.Jitter >= 1 {
 		return errors.New("delivery: jitter must be in [0, 1)")
 	}
-	if c.Lease <= c.Timeout {
-		return errors.New("delivery: lease must be longer than the attempt timeout")
+	if c.Lease <= 3*c.Timeout {
+		return errors.New("delivery: lease must be longer than three attempt timeouts (queue wait and the attempt)")
 	}
 	if c.PerDestination < 1 || c.FirstAttemptSlots < 1 || c.RetrySlots < 1 || c.ClaimBatch < 1 {
 		return errors.New("delivery: slots and batch sizes must be positive")
@@ -152,7 +155,7 @@ type Hub struct {
 	reg     prometheus.Registerer
 	policy  policy
 
-	slots    *slots
+	sched    *sched
 	recorder *recorder
 	cache    *destinationCache
 	batch    batchState
@@ -183,7 +186,7 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
 		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
-		slots:  newSlots(cfg.PerDestination),
+		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
 		cache:  newDestinationCache(cfg.DestinationCacheTTL),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
 		wakeOutbox: make(chan struct{}, 1), wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
@@ -240,7 +243,20 @@ func (h *Hub) Run(ctx context.Context) error {
 	<-ctx.Done()
 	_ = router.Close()
 	wg.Wait()
-	h.slots.wait() // sends in flight finish and hand their results to the recorder
+	// Deliveries still queued locally are handed back to be due at once rather than after their
+	// lease; sends in flight finish and hand their results to the recorder.
+	if queued := h.sched.close(); len(queued) > 0 {
+		ids := make([]string, len(queued))
+		for i, it := range queued {
+			ids[i] = it.c.ID
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := h.store.ReleaseClaims(rctx, ids); err != nil {
+			h.log.Warn("delivery: releasing queued deliveries", "n", len(ids), "err", err)
+		}
+		cancel()
+	}
+	h.sched.wait()
 	stopRec()
 	<-recDone
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {

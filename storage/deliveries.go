@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
@@ -320,6 +321,91 @@ RETURNING d.id, d.org_id, d.event_id, d.event_kind, d.payload, d.attempts, d.max
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// ClaimDueParams selects what ClaimDue may take.
+type ClaimDueParams struct {
+	Retries bool          // false: first attempts only; true: retries only (separate budgets)
+	Limit   int           // at most this many
+	Lease   time.Duration // the claimed rows come due again after this, if nobody records them
+	// Skip lists destinations left out of this claim (the caller's saturated local queues).
+	Skip []string
+}
+
+// ClaimDue leases up to Limit due pending deliveries of enabled destinations, oldest due first,
+// skipping rows other processes hold and the destinations in Skip. It walks the partial index of
+// its budget (deliveries_due_first / deliveries_due_retry) and stops after Limit rows: no
+// per-destination arithmetic in SQL, the caller queues what it cannot send at once. The rows come
+// back oldest due first.
+func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelivery, error) {
+	cond := `d.attempts = 0`
+	if p.Retries {
+		cond = `d.attempts > 0`
+	}
+	skip := p.Skip
+	if skip == nil {
+		skip = []string{} // pgx sends nil as NULL, and "x <> ALL(NULL)" is never true
+	}
+	rows, err := s.pool.Query(ctx, `
+WITH c AS (
+    SELECT d.id, d.next_attempt_at AS due FROM deliveries d
+    WHERE d.status = 'pending' AND `+cond+` AND d.next_attempt_at <= now()
+      AND d.destination_id <> ALL($1::text[])
+      AND EXISTS (SELECT 1 FROM destinations e WHERE e.id = d.destination_id AND e.enabled)
+    ORDER BY d.next_attempt_at
+    LIMIT $2
+    FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE deliveries d SET next_attempt_at = now() + $3::interval, updated_at = now()
+FROM c, destinations dst
+WHERE d.id = c.id AND dst.id = d.destination_id
+RETURNING c.due, d.id, d.org_id, d.event_id, d.event_kind, d.payload, d.attempts, d.max_attempts, d.emitted_at,
+          d.next_trigger, `+targetColumns,
+		skip, p.Limit, p.Lease)
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	defer rows.Close()
+	type due struct {
+		at time.Time
+		c  ClaimedDelivery
+	}
+	var got []due
+	for rows.Next() {
+		var g due
+		var events []string
+		dest := []any{&g.at, &g.c.ID, &g.c.OrgID, &g.c.EventID, &g.c.EventKind, &g.c.Payload, &g.c.Attempts,
+			&g.c.MaxAttempts, &g.c.EmittedAt, &g.c.Trigger}
+		if err := rows.Scan(scanTarget(dest, &g.c.Target, &events)...); err != nil {
+			return nil, err
+		}
+		g.c.Target.Events = kinds(events)
+		got = append(got, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(got, func(a, b due) int { return a.at.Compare(b.at) })
+	out := make([]ClaimedDelivery, len(got))
+	for i, g := range got {
+		out[i] = g.c
+	}
+	return out, nil
+}
+
+// ReleaseClaims hands back claimed deliveries this process will not attempt (queued locally at
+// shutdown): they come due at once instead of after their lease. Only rows still pending and
+// still leased (next_attempt_at in the future) are touched.
+func (s *Store) ReleaseClaims(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
+		WHERE id = ANY($1::text[]) AND status = 'pending' AND next_attempt_at > now()`, ids)
+	if err != nil {
+		return fmt.Errorf("release claims: %w", err)
+	}
+	return nil
 }
 
 // NextDue returns when the earliest pending delivery of a budget (first attempts or retries)
