@@ -37,34 +37,51 @@ func bearerKey(r *http.Request) (string, bool) {
 	return key, key != "" && len(key) <= 200
 }
 
-// authenticate resolves the Bearer key. Missing, malformed, unknown, revoked and expired keys
-// all answer the same 401 so that nothing leaks about which keys exist.
+// authenticate resolves the Bearer key and, in the same statement, spends one request of the
+// organization's budget for the request's bucket (see rateLimit, which answers from what was
+// spent here). Missing, malformed, unknown, revoked and expired keys all answer the same 401 so
+// that nothing leaks about which keys exist; they spend nothing.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := s.principal(w, r)
+		p, tok, ok := s.principal(w, r, requestBucket(r, bucketDefault))
 		if !ok {
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		ctx = context.WithValue(ctx, spentKey{}, tok)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-func (s *Server) principal(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+// principal authenticates the request's key and takes one token of bucket; on false the
+// request was answered (401 in the v1 shape, or 500).
+func (s *Server) principal(w http.ResponseWriter, r *http.Request, bucket string) (Principal, spentToken, bool) {
 	key, ok := bearerKey(r)
 	if !ok {
 		writeError(w, http.StatusUnauthorized, codeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
-		return Principal{}, false
+		return Principal{}, spentToken{}, false
 	}
-	a, err := s.store.Authenticate(r.Context(), key, s.now())
+	p, tok, err := s.authenticateAndSpend(r, key, bucket)
 	if errors.Is(err, outreach.ErrNotFound) {
 		writeError(w, http.StatusUnauthorized, codeInvalidAPIKey, "invalid, revoked or expired API key")
-		return Principal{}, false
+		return Principal{}, spentToken{}, false
 	}
 	if err != nil {
 		s.fail(w, r, err)
-		return Principal{}, false
+		return Principal{}, spentToken{}, false
 	}
-	return Principal{KeyID: a.KeyID, OrgID: a.OrgID, Scope: a.Scope, RateLimitPerMinute: a.RateLimitPerMinute}, true
+	return p, tok, true
+}
+
+// authenticateAndSpend is the one database round trip of a keyed request before its handler.
+func (s *Server) authenticateAndSpend(r *http.Request, key, bucket string) (Principal, spentToken, error) {
+	now := s.now()
+	a, used, windowStart, err := s.store.AuthenticateAndSpend(r.Context(), key, bucket, now)
+	if err != nil {
+		return Principal{}, spentToken{}, err
+	}
+	return Principal{KeyID: a.KeyID, OrgID: a.OrgID, Scope: a.Scope, RateLimitPerMinute: a.RateLimitPerMinute},
+		spentToken{bucket: bucket, used: used, windowStart: windowStart, now: now}, nil
 }
 
 // requireWrite answers 403 unless the request's key has the read_write scope.

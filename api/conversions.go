@@ -40,7 +40,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 		writePlainError(w, http.StatusUnauthorized, "missing or malformed API key: send Authorization: Bearer <key>")
 		return
 	}
-	a, err := s.store.Authenticate(r.Context(), key, s.now())
+	p, tok, err := s.authenticateAndSpend(r, key, bucketDefault)
 	if errors.Is(err, outreach.ErrNotFound) {
 		writePlainError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
 		return
@@ -49,8 +49,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 		s.failPlain(w, r, err)
 		return
 	}
-	p := Principal{KeyID: a.KeyID, OrgID: a.OrgID, Scope: a.Scope, RateLimitPerMinute: a.RateLimitPerMinute}
-	if !s.spend(w, r, p, bucketDefault) {
+	if !s.admit(w, p, tok) {
 		return
 	}
 	if p.Scope != storage.ScopeReadWrite {
@@ -62,7 +61,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 		s.failPlain(w, r, err)
 		return
 	}
-	c, err := conversionFrom(a.OrgID, body)
+	c, err := conversionFrom(p.OrgID, body)
 	if err != nil {
 		s.failPlain(w, r, err)
 		return

@@ -20,6 +20,28 @@ func (s *Store) TakeRateToken(ctx context.Context, orgID, bucket string, now tim
 	return used, windowStart, nil
 }
 
+// AuthenticateAndSpend resolves a presented key and, when it is valid, counts one request
+// against its organization's bucket for the minute containing now — in one statement, so a keyed
+// request costs one round trip and one transaction before its handler instead of two. Unknown,
+// revoked and expired keys are outreach.ErrNotFound and spend nothing (the CTE inserts no row).
+func (s *Store) AuthenticateAndSpend(ctx context.Context, key, bucket string, now time.Time) (a KeyAuth, used int, windowStart time.Time, err error) {
+	windowStart = now.UTC().Truncate(time.Minute)
+	err = s.pool.QueryRow(ctx, `WITH k AS (
+			SELECT k.id, k.org_id, k.scope, o.rate_limit_per_minute
+			FROM api_keys k JOIN orgs o ON o.id = k.org_id
+			WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)),
+		w AS (
+			INSERT INTO rate_windows (org_id, bucket, window_start, used) SELECT org_id, $3, $4, 1 FROM k
+			ON CONFLICT (org_id, bucket, window_start) DO UPDATE SET used = rate_windows.used + 1
+			RETURNING used)
+		SELECT k.id, k.org_id, k.scope, k.rate_limit_per_minute, w.used FROM k CROSS JOIN w`,
+		HashKey(key), now, bucket, windowStart).Scan(&a.KeyID, &a.OrgID, &a.Scope, &a.RateLimitPerMinute, &used)
+	if err != nil {
+		return KeyAuth{}, 0, windowStart, notFound(err, "api key")
+	}
+	return a, used, windowStart, nil
+}
+
 // PruneRateWindows deletes finished windows; a janitor calls it now and then.
 func (s *Store) PruneRateWindows(ctx context.Context, before time.Time) error {
 	_, err := s.pool.Exec(ctx, `DELETE FROM rate_windows WHERE window_start < $1`, before)
