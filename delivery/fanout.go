@@ -152,6 +152,17 @@ func (h *Hub) fanOutRows(ctx context.Context, tx pgx.Tx, rows []storage.OutboxRo
 	nds := make([]storage.NewDeliveries, 0, len(rows))
 	poison := 0
 	for _, r := range rows {
+		// Most events of most organizations go nowhere: the outbox metadata names the
+		// organization and kind, so such an event is passed over without decoding its payload.
+		if r.OrgID != "" && r.Kind != "" {
+			dests, err := h.destinationsOf(ctx, tx, r.OrgID)
+			if err != nil {
+				return err
+			}
+			if !anyMatches(outreach.EventKind(r.Kind), dests) {
+				continue
+			}
+		}
 		var ev outreach.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil || ev.OrgID == "" || !ev.Kind.Valid() {
 			// The outbox is written only through storage, which validates every event; an
@@ -170,37 +181,57 @@ func (h *Hub) fanOutRows(ctx context.Context, tx pgx.Tx, rows []storage.OutboxRo
 		if err != nil {
 			return err
 		}
-		nds = append(nds, nd)
+		if len(nd.IDs) > 0 {
+			nds = append(nds, nd)
+		}
 	}
-	created, collapsed, err := storage.InsertDeliveryBatch(ctx, tx, nds)
-	if err != nil {
-		return err
+	if len(nds) > 0 {
+		created, collapsed, err := storage.InsertDeliveryBatch(ctx, tx, nds)
+		if err != nil {
+			return err
+		}
+		h.metrics.created.Add(float64(created))
+		h.metrics.collapsed.Add(float64(collapsed))
 	}
 	h.metrics.poison.Add(float64(poison))
-	h.metrics.created.Add(float64(created))
-	h.metrics.collapsed.Add(float64(collapsed))
 	return nil
 }
 
+func (h *Hub) destinationsOf(ctx context.Context, tx pgx.Tx, orgID string) ([]storage.FanoutDestination, error) {
+	return h.cache.get(orgID, func() ([]storage.FanoutDestination, error) {
+		return storage.FanoutDestinations(ctx, tx, orgID)
+	})
+}
+
+func anyMatches(kind outreach.EventKind, dests []storage.FanoutDestination) bool {
+	for _, d := range dests {
+		if kind.Matches(d.Events) {
+			return true
+		}
+	}
+	return false
+}
+
 // newDeliveries is one event's deliveries: one per enabled destination that selected its kind.
+// The payload identity (three JSON passes) is computed only once a destination matches.
 func (h *Hub) newDeliveries(ctx context.Context, tx pgx.Tx, ev outreach.Event, payload []byte, emitted time.Time) (storage.NewDeliveries, error) {
 	nd := storage.NewDeliveries{
 		EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: payload, EmittedAt: emitted,
 		MaxAttempts: len(h.cfg.RetrySchedule), DedupeWindow: h.cfg.DedupeWindow,
 	}
-	dests, err := h.cache.get(ev.OrgID, func() ([]storage.FanoutDestination, error) {
-		return storage.FanoutDestinations(ctx, tx, ev.OrgID)
-	})
+	dests, err := h.destinationsOf(ctx, tx, ev.OrgID)
 	if err != nil {
 		return nd, err
 	}
-	identity, err := payloadIdentity(ev)
-	if err != nil {
-		return nd, err
-	}
+	var identity []byte
 	for _, d := range dests {
 		if !ev.Kind.Matches(d.Events) {
 			continue
+		}
+		if identity == nil {
+			if identity, err = payloadIdentity(ev); err != nil {
+				return nd, err
+			}
 		}
 		nd.IDs = append(nd.IDs, outreach.NewID("dlv"))
 		nd.Destinations = append(nd.Destinations, d.ID)

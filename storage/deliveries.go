@@ -170,6 +170,8 @@ type OutboxRow struct {
 	UUID      string
 	Payload   []byte
 	EmittedAt string // the MetaEmittedAt metadata, "" when absent
+	OrgID     string // the MetaOrgID metadata, "" when absent
+	Kind      string // the MetaEventKind metadata, "" when absent
 }
 
 // OutboxWindow reads, inside the outbox subscriber's own batch transaction tx, the rows that
@@ -194,7 +196,8 @@ func OutboxWindow(ctx context.Context, tx pgx.Tx, consumerGroup string) ([]Outbo
 		if err != nil {
 			return nil, fmt.Errorf("outbox window: %w", err)
 		}
-		out = append(out, OutboxRow{UUID: r.Msg.UUID, Payload: r.Msg.Payload, EmittedAt: r.Msg.Metadata.Get(MetaEmittedAt)})
+		out = append(out, OutboxRow{UUID: r.Msg.UUID, Payload: r.Msg.Payload, EmittedAt: r.Msg.Metadata.Get(MetaEmittedAt),
+			OrgID: r.Msg.Metadata.Get(MetaOrgID), Kind: r.Msg.Metadata.Get(MetaEventKind)})
 	}
 	return out, rows.Err()
 }
