@@ -12,7 +12,7 @@ import (
 
 // Notification channels the hub listens on.
 const (
-	channelOutbox = "outbox" // the outbox trigger (migration 012): events were committed
+	channelOutbox = storage.OutboxChannel // sent by storage after a commit that wrote events (migration 013)
 )
 
 // listen holds one dedicated connection that LISTENs for outbox commits, due deliveries and

@@ -240,7 +240,10 @@ func (k pushKnown) blacklisted(c pushCandidate) (string, bool) {
 
 // pushLookups answers, in one statement, every question the rules ask the database about the
 // call's leads: do-not-contact hits, other live campaigns holding the same person, and leads
-// this campaign already holds.
+// this campaign already holds. Each branch is driven by the call's keys (unnest) into a unique or
+// (org_id, lead_key) index: written as "org_id = $1 AND key = ANY($2)" the planner, with the
+// statistics of a table that had just grown, chose bitmap scans over the whole organization
+// and took 640 ms per call (measured, generic plan) instead of well under 1 ms.
 func pushLookups(ctx context.Context, tx *Tx, orgID, campaignID string, cands []pushCandidate) (pushKnown, error) {
 	keys := make([]string, 0, len(cands))
 	var companies []string
@@ -249,12 +252,16 @@ func pushLookups(ctx context.Context, tx *Tx, orgID, campaignID string, cands []
 		companies = append(companies, c.company...)
 	}
 	rows, err := tx.Query(ctx, `
-		SELECT 'blacklist', b.type || '|' || b.key, '', '', '', '', NULL::text FROM blacklist b
-		 WHERE b.org_id = $1 AND ((b.type = 'account' AND b.key = ANY($2)) OR (b.type = 'company' AND b.key = ANY($3)))
+		SELECT 'blacklist', b.type || '|' || b.key, '', '', '', '', NULL::text
+		  FROM unnest($2::text[]) k(key) JOIN blacklist b ON b.org_id = $1 AND b.type = 'account' AND b.key = k.key
 		UNION ALL
-		SELECT 'other', p.lead_key, c.id, c.name, '', '', NULL FROM prospects p JOIN campaigns c ON c.id = p.campaign_id
-		 WHERE p.org_id = $1 AND p.lead_key = ANY($2) AND p.campaign_id <> $4
-		   AND c.status IN ('draft', 'active', 'paused')
+		SELECT 'blacklist', b.type || '|' || b.key, '', '', '', '', NULL::text
+		  FROM unnest($3::text[]) k(key) JOIN blacklist b ON b.org_id = $1 AND b.type = 'company' AND b.key = k.key
+		UNION ALL
+		SELECT 'other', p.lead_key, c.id, c.name, '', '', NULL
+		  FROM unnest($2::text[]) k(key) JOIN prospects p ON p.org_id = $1 AND p.lead_key = k.key
+		  JOIN campaigns c ON c.id = p.campaign_id
+		 WHERE p.campaign_id <> $4 AND c.status IN ('draft', 'active', 'paused')
 		   AND p.status NOT IN ('opted_out', 'completed') AND p.filter_verdict <> 'rejected'
 		UNION ALL
 		SELECT 'own', p.lead_key, p.id, p.linkedin_id, p.name, p.filter_verdict || '|' || p.enrichment_status, p.filter_reason

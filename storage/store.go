@@ -35,6 +35,10 @@ func (c *Config) setDefaults() {
 // Store is the handle every other package uses to reach PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
+	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -55,15 +59,51 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.notifyOutbox()
+	return s, nil
 }
 
 // Pool exposes the pgx pool for packages that run their own queries (delivery workers,
 // watermill subscribers).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Close releases every connection.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the outbox notifier (sending a last wake-up if one is owed) and releases every
+// connection.
+func (s *Store) Close() {
+	close(s.stop)
+	<-s.done
+	s.pool.Close()
+}
+
+// OutboxChannel is the NOTIFY channel that tells the fan-out events were committed.
+const OutboxChannel = "outbox"
+
+// notifyOutbox sends NOTIFY outbox after commits, outside them: one notification covers every
+// commit that signalled while the previous one was being sent. A NOTIFY inside the business
+// transaction would serialize all committing transactions on PostgreSQL's notify lock (see
+// migration 013). A lost notification only delays the fan-out until its idle poll.
+func (s *Store) notifyOutbox() {
+	defer close(s.done)
+	send := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = s.pool.Exec(ctx, `SELECT pg_notify($1, '')`, OutboxChannel)
+	}
+	for {
+		select {
+		case <-s.wake:
+			send()
+		case <-s.stop:
+			select {
+			case <-s.wake:
+				send()
+			default:
+			}
+			return
+		}
+	}
+}
 
 // Ping reports whether the database answers; /readyz uses it.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
@@ -96,6 +136,12 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if len(tx.events) > 0 {
+		select {
+		case s.wake <- struct{}{}:
+		default: // a wake-up is already owed; it will cover this commit too
+		}
 	}
 	return nil
 }

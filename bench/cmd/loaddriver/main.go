@@ -245,7 +245,13 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 		return r1, result{}, 0, fmt.Errorf("throughput: %d pushes failed; first: %v", r1.pushFails, first)
 	}
 
-	// Latency: a steady offered rate, open loop.
+	// Latency: a steady offered rate, open loop, once the throughput phase's background work
+	// (enrichment of its leads, their lead_accepted events) is done.
+	settled, err := sc.db.settle(ctx, 5*time.Minute)
+	if err != nil {
+		return r1, result{}, 0, err
+	}
+	fmt.Fprintf(os.Stderr, "%d destination(s): background work of the throughput phase took %s more to finish\n", sc.dests, settled.Round(time.Millisecond))
 	lt, err := newCampaign("latency")
 	if err != nil {
 		return r1, result{}, 0, err

@@ -181,3 +181,29 @@ func adminString(bin, dbURL, field string, args ...string) (string, error) {
 	}
 	return v, nil
 }
+
+// settle waits until the service has finished the background work an earlier phase left behind
+// (leads still waiting for enrichment, deliveries still pending), so a phase measures its own
+// load and not the previous phase's backlog. It returns how long that took.
+func (d *database) settle(ctx context.Context, limit time.Duration) (time.Duration, error) {
+	c, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	start := time.Now()
+	for {
+		var busy bool
+		if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM prospects WHERE enrichment_status = 'pending')
+			OR EXISTS (SELECT 1 FROM deliveries WHERE status = 'pending')`).Scan(&busy); err != nil {
+			return 0, err
+		}
+		if !busy {
+			return time.Since(start), nil
+		}
+		if time.Since(start) > limit {
+			return time.Since(start), fmt.Errorf("the service still had background work after %s", limit)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
