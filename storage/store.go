@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,9 +37,10 @@ func (c *Config) setDefaults() {
 type Store struct {
 	pool *pgxpool.Pool
 	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -71,9 +73,11 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Close stops the outbox notifier (sending a last wake-up if one is owed) and releases every
 // connection.
 func (s *Store) Close() {
-	close(s.stop)
-	<-s.done
-	s.pool.Close()
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.pool.Close()
+	})
 }
 
 // OutboxChannel is the NOTIFY channel that tells the fan-out events were committed.
