@@ -1,0 +1,361 @@
+package delivery
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"outreachd/adapters/webhook"
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// The helpers of helpers_test.go live in package delivery_test and cannot be used from this
+// internal test; the hub below is built the same way (real PostgreSQL via testenv, real local
+// HTTP receivers), with a small PerDestination.
+
+func claimedFor(dest string, n int, first int) []storage.ClaimedDelivery {
+	out := make([]storage.ClaimedDelivery, n)
+	for i := range out {
+		out[i] = storage.ClaimedDelivery{ID: fmt.Sprintf("%s-%d", dest, first+i), Target: storage.DeliveryTarget{ID: dest}}
+	}
+	return out
+}
+
+func ids(cs []claimed) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.c.ID
+	}
+	return out
+}
+
+func TestSchedCapQueueAndHandOff(t *testing.T) {
+	const p = 3
+	s := newSched(p, 100, 100)
+
+	start := s.add(false, claimedFor("a", p, 0))
+	if got := ids(start); !slices.Equal(got, []string{"a-0", "a-1", "a-2"}) {
+		t.Fatalf("first claim started %v, want all %d", got, p)
+	}
+	// A second claim of the same destination waits: the cap is reached.
+	if start := s.add(false, claimedFor("a", p, p)); len(start) != 0 {
+		t.Fatalf("started %v beyond the cap of %d", ids(start), p)
+	}
+	// Another destination is not held up by the first one's queue.
+	if start := s.add(false, claimedFor("b", 1, 0)); len(start) != 1 {
+		t.Fatalf("destination b did not start at once: %v", ids(start))
+	}
+	held, running, saturated := s.state(false)
+	if held != 2*p+1 || running != p+1 || !slices.Equal(saturated, []string{"a"}) {
+		t.Fatalf("state = held %d running %d saturated %v; want %d, %d, [a]", held, running, saturated, 2*p+1, p+1)
+	}
+	if h, r, sat := s.state(true); h != 0 || r != 0 || len(sat) != 1 {
+		t.Fatalf("retry budget state = %d %d %v, want 0 0 [a]", h, r, sat)
+	}
+
+	// A finishing send hands its slot to the oldest queued row of its destination.
+	next, ok := s.done(start[0])
+	if !ok || next.c.ID != "a-3" {
+		t.Fatalf("done handed over %q (ok %v), want a-3", next.c.ID, ok)
+	}
+	if s.dests["a"].inFlight != p || len(s.dests["a"].queue) != p-1 {
+		t.Fatalf("after hand-off: inFlight %d queue %d, want %d and %d", s.dests["a"].inFlight, len(s.dests["a"].queue), p, p-1)
+	}
+	if _, _, sat := s.state(false); len(sat) != 0 {
+		t.Fatalf("queue of %d < cap still saturated: %v", p-1, sat)
+	}
+	// Drain a completely: a-4, a-5 are handed over in order, then slots go idle.
+	var order []string
+	for _, it := range []claimed{next, start[1], start[2]} {
+		for ok := true; ok; it, ok = s.done(it) {
+			order = append(order, it.c.ID)
+		}
+	}
+	if !slices.Equal(order, []string{"a-3", "a-4", "a-5", "a-1", "a-2"}) {
+		t.Fatalf("completion order %v", order)
+	}
+	if _, ok := s.dests["a"]; ok {
+		t.Fatalf("idle destination a still tracked: %+v", s.dests["a"])
+	}
+	if held, running, _ := s.state(false); held != 1 || running != 1 {
+		t.Fatalf("held %d running %d, want only b's send", held, running)
+	}
+}
+
+func TestSchedQueueBoundUnderClaimLoop(t *testing.T) {
+	for _, p := range []int{1, 2, 3, 4} {
+		t.Run(fmt.Sprint("perDest=", p), func(t *testing.T) {
+			s := newSched(p, 1000, 1000)
+			rng := rand.New(rand.NewPCG(uint64(p), 7))
+			var inFlight []claimed
+			n, maxQueue := 0, 0
+			for step := 0; step < 2000; step++ {
+				_, _, saturated := s.state(false)
+				if rng.IntN(2) == 0 || len(inFlight) == 0 {
+					// A claim as dispatch makes it: at most p rows, never for a saturated destination.
+					if !slices.Contains(saturated, "a") {
+						k := 1 + rng.IntN(p)
+						inFlight = append(inFlight, s.add(false, claimedFor("a", k, n))...)
+						n += k
+					}
+				} else {
+					i := rng.IntN(len(inFlight))
+					it := inFlight[i]
+					inFlight = slices.Delete(inFlight, i, i+1)
+					if next, ok := s.done(it); ok {
+						inFlight = append(inFlight, next)
+					}
+				}
+				if len(inFlight) > p {
+					t.Fatalf("step %d: %d sends in flight, cap %d", step, len(inFlight), p)
+				}
+				if d := s.dests["a"]; d != nil {
+					if d.inFlight != len(inFlight) {
+						t.Fatalf("step %d: sched counts %d in flight, really %d", step, d.inFlight, len(inFlight))
+					}
+					maxQueue = max(maxQueue, len(d.queue))
+				}
+			}
+			if maxQueue > 2*p-1 {
+				t.Fatalf("queue reached %d, bound is 2×%d−1 = %d", maxQueue, p, 2*p-1)
+			}
+			if maxQueue < p {
+				t.Fatalf("queue never exceeded %d: the loop did not exercise saturation", maxQueue)
+			}
+		})
+	}
+	// The bound is reached: p−1 queued (not saturated) plus a full claim of p.
+	const p = 3
+	s := newSched(p, 100, 100)
+	s.add(false, claimedFor("a", p, 0))
+	s.add(false, claimedFor("a", p-1, p))
+	if _, _, sat := s.state(false); len(sat) != 0 {
+		t.Fatalf("queue of p−1 is saturated: %v", sat)
+	}
+	s.add(false, claimedFor("a", p, 2*p))
+	if q := len(s.dests["a"].queue); q != 2*p-1 {
+		t.Fatalf("queue = %d, want 2p−1 = %d", q, 2*p-1)
+	}
+}
+
+func TestSchedWakesAndClose(t *testing.T) {
+	const p = 4
+	s := newSched(p, 100, 100)
+	drain := func() bool {
+		woke := false
+		for _, ch := range s.freed {
+			select {
+			case <-ch:
+				woke = true
+			default:
+			}
+		}
+		return woke
+	}
+	start := s.add(false, claimedFor("a", p, 0))
+	s.add(true, claimedFor("a", p, p)) // queued retries of a full destination
+	drain()
+	// First hand-off leaves 3 queued (> p/2): no wake-up.
+	if _, ok := s.done(start[0]); !ok || drain() {
+		t.Fatalf("hand-off with the queue above half woke the claim loops")
+	}
+	// Second leaves p/2 = 2 queued: a claim's worth of room, wake.
+	if _, ok := s.done(start[1]); !ok || !drain() {
+		t.Fatalf("queue drained to half did not wake the claim loops")
+	}
+	queued := s.close()
+	if len(queued) != p-2 {
+		t.Fatalf("close returned %d queued, want %d", len(queued), p-2)
+	}
+	if h, r, _ := s.state(true); h != 2 || r != 2 {
+		t.Fatalf("retry budget after close: held %d running %d, want the 2 handed over still in flight", h, r)
+	}
+	// After close a finishing send takes nothing more from the queue; an idle slot wakes.
+	for _, it := range start[2:] {
+		if next, ok := s.done(it); ok {
+			t.Fatalf("done after close handed over %q", next.c.ID)
+		}
+	}
+	if !drain() {
+		t.Fatalf("an idle slot did not wake the claim loops")
+	}
+	for i := range 2 { // the two handed-over retries
+		s.done(claimed{c: claimedFor("a", 1, p+i)[0], retries: true})
+	}
+	waited := make(chan struct{})
+	go func() { s.wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+		t.Fatal("wait did not return once every claimed row was finished or released")
+	}
+	if len(s.dests) != 0 {
+		t.Fatalf("destinations still tracked: %v", s.dests)
+	}
+}
+
+// TestDispatchPerDestinationCap runs a real hub with PerDestination 3 against a receiver that
+// blocks until released and a fast one: the slow one never sees more than 3 concurrent requests,
+// the fast one gets all its deliveries meanwhile, a freed slot starts a queued row at once, and
+// after release every slow delivery arrives.
+func TestDispatchPerDestinationCap(t *testing.T) {
+	t.Parallel()
+	const perDest, events = 3, 9
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 4 * time.Second
+	hub, err := NewHub(st, webhook.NewSender(webhook.Config{Timeout: timeout, AllowPrivate: true}), nil, nil, Config{
+		Timeout: timeout, RetrySchedule: []time.Duration{0}, PerDestination: perDest, IdleWake: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var cur, peak, slowGot atomic.Int64
+	release := make(chan struct{}, events)
+	releaseAll := make(chan struct{})
+	var closeOnce sync.Once
+	unblock := func() { closeOnce.Do(func() { close(releaseAll) }) }
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := cur.Add(1)
+		defer cur.Add(-1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		slowGot.Add(1)
+		select {
+		case <-release:
+		case <-releaseAll:
+		case <-r.Context().Done():
+		}
+	}))
+	var fastGot atomic.Int64
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		fastGot.Add(1)
+	}))
+	t.Cleanup(func() {
+		unblock()
+		slow.CloseClientConnections()
+		slow.Close()
+		fast.Close()
+	})
+
+	dest := func(url string) storage.Destination {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: storage.DestinationHTTPS, URL: url, Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	slowDest, fastDest := dest(slow.URL), dest(fast.URL)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- hub.Run(runCtx) }()
+	t.Cleanup(func() {
+		unblock()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hub.Run: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("hub did not stop within 15 s")
+		}
+	})
+
+	if err := st.InTx(ctx, func(tx *storage.Tx) error {
+		for range events {
+			tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	waitUntil := func(d time.Duration, what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(d)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out after %s waiting for %s (slow got %d, in flight %d, peak %d; fast got %d)",
+					d, what, slowGot.Load(), cur.Load(), peak.Load(), fastGot.Load())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// (1) The slow destination fills its slots, and the fast one receives everything meanwhile.
+	waitUntil(10*time.Second, "the slow destination's slots to fill", func() bool { return cur.Load() == perDest })
+	waitUntil(3*time.Second, "every fast delivery while the slow one blocks", func() bool { return fastGot.Load() == events })
+	// Give the dispatcher room to overshoot if the cap were broken (claims and IdleWake rounds).
+	time.Sleep(500 * time.Millisecond)
+	if got, p := slowGot.Load(), peak.Load(); got != perDest || p != perDest {
+		t.Fatalf("while blocked the slow destination got %d requests, peak %d concurrent; want exactly %d", got, p, perDest)
+	}
+	_, _, saturated := hub.sched.state(false)
+	hub.sched.mu.Lock()
+	d := hub.sched.dests[slowDest.ID]
+	inFlight, queued := 0, 0
+	if d != nil {
+		inFlight, queued = d.inFlight, len(d.queue)
+	}
+	hub.sched.mu.Unlock()
+	if inFlight != perDest || queued > 2*perDest-1 || queued < 1 {
+		t.Fatalf("slow destination in sched: %d in flight, %d queued; want %d and 1..%d (saturated %v)",
+			inFlight, queued, perDest, 2*perDest-1, saturated)
+	}
+
+	// (2) One freed slot starts the next row promptly, without exceeding the cap.
+	release <- struct{}{}
+	waitUntil(time.Second, "a queued row to take the freed slot", func() bool { return slowGot.Load() == perDest+1 })
+	waitUntil(time.Second, "the slots to be full again", func() bool { return cur.Load() == perDest })
+
+	// Then release everything: all slow deliveries arrive, never more than the cap at once.
+	unblock()
+	waitUntil(10*time.Second, "every slow delivery", func() bool { return slowGot.Load() == events })
+	if p := peak.Load(); p > perDest {
+		t.Fatalf("peak concurrency %d at the slow destination, cap %d", p, perDest)
+	}
+	for _, d := range []storage.Destination{slowDest, fastDest} {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			list, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{DestinationID: d.ID, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok := 0
+			for _, l := range list {
+				if l.Status == storage.DeliverySucceeded && l.Attempts == 1 {
+					ok++
+				}
+			}
+			if len(list) == events && ok == events {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("destination %s: %d of %d deliveries succeeded on the first attempt (want %d)", d.URL, ok, len(list), events)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
