@@ -68,24 +68,21 @@ func (tx *Tx) ChatRepliesStopped(ctx context.Context, chatID string) (bool, erro
 
 // RecentTurns returns the last n messages of a chat, oldest first.
 func (s *Store) RecentTurns(ctx context.Context, chatID string, n int) ([]outreach.ConversationTurn, error) {
-	rows, err := s.pool.Query(ctx, `SELECT from_me, text, at FROM messages WHERE chat_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, chatID, n)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (outreach.ConversationTurn, error) {
-		var t outreach.ConversationTurn
-		var at time.Time
-		err := r.Scan(&t.FromMe, &t.Text, &at)
-		t.At = outreach.FormatTime(at)
-		return t, err
-	})
-	slices.Reverse(out)
-	return out, err
+	return recentTurns(ctx, s.pool, chatID, n)
 }
 
 // RecentTurns in a transaction sees the transaction's own messages.
 func (tx *Tx) RecentTurns(ctx context.Context, chatID string, n int) ([]outreach.ConversationTurn, error) {
-	rows, err := tx.Query(ctx, `SELECT from_me, text, at FROM messages WHERE chat_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, chatID, n)
+	return recentTurns(ctx, tx.Tx, chatID, n)
+}
+
+// querier is what pgxpool.Pool and pgx.Tx share for reading.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func recentTurns(ctx context.Context, q querier, chatID string, n int) ([]outreach.ConversationTurn, error) {
+	rows, err := q.Query(ctx, `SELECT from_me, text, at FROM messages WHERE chat_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, chatID, n)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +154,7 @@ func (tx *Tx) SetDraftStatus(ctx context.Context, id, status string, now time.Ti
 	return err
 }
 
-// NeedsHumanItem is a new entry of the needs-human queue.
+// NewNeedsHuman is a new entry of the needs-human queue.
 type NewNeedsHuman struct {
 	ID           string
 	OrgID        string
