@@ -36,6 +36,14 @@ func (c *Config) setDefaults() {
 // Store is the handle every other package uses to reach PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
+	// counters is a small pool whose transactions commit without waiting for the WAL flush
+	// (synchronous_commit off), for writes whose loss in a PostgreSQL crash costs nothing that
+	// matters: the per-minute request counters. Each keyed request bumps one hot counter row; a
+	// synchronous commit holds that row's lock through a disk flush, which serialized every
+	// request of an organization behind the disk (see docs/performance.md). Commits stay atomic
+	// and in order; only the last fraction of a second of counts can vanish, and only if the
+	// database server itself crashes.
+	counters *pgxpool.Pool
 	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
 	wake      chan struct{}
 	stop      chan struct{}
@@ -51,17 +59,26 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	pc.MaxConns = cfg.MaxConns
+	cc := pc.Copy()
+	cc.MaxConns = max(2, cfg.MaxConns/3)
+	cc.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	counters, err := pgxpool.NewWithConfig(ctx, cc)
+	if err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
+		counters.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	s := &Store{pool: pool, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{pool: pool, counters: counters, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.notifyOutbox()
 	return s, nil
 }
@@ -77,6 +94,7 @@ func (s *Store) Close() {
 		close(s.stop)
 		<-s.done
 		s.pool.Close()
+		s.counters.Close()
 	})
 }
 
