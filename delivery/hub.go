@@ -164,6 +164,8 @@ type Hub struct {
 
 	runMu   sync.Mutex
 	running bool
+	// runCtx is Run's context, for the sends the fan-out starts (startLeased).
+	runCtx context.Context
 }
 
 // NewHub builds the hub. slackSender may be nil (Slack destinations then fail their attempts).
@@ -217,6 +219,7 @@ func (h *Hub) Run(ctx context.Context) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	h.runCtx = ctx
 	var wg sync.WaitGroup
 	fail := func(name string, err error) {
 		if err != nil && !errors.Is(err, context.Canceled) {

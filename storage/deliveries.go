@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
@@ -33,32 +32,25 @@ const (
 // NotifyDeliveries is the channel that wakes dispatchers when deliveries become due now.
 const NotifyDeliveries = "deliveries"
 
-// FanoutDestination is what the fan-out needs of an enabled destination: who it is and what it
-// selected.
-type FanoutDestination struct {
-	ID     string
-	Events []outreach.EventKind
-}
-
 // FanoutDestinations lists the enabled destinations of an organization, read through q (the
-// fan-out's own transaction).
-func FanoutDestinations(ctx context.Context, q pgx.Tx, orgID string) ([]FanoutDestination, error) {
-	rows, err := q.Query(ctx, `SELECT id, events FROM destinations WHERE org_id = $1 AND enabled ORDER BY created_at, id`, orgID)
+// fan-out's own transaction), with everything a send needs: the fan-out hands the deliveries it
+// leases at birth straight to the dispatcher.
+func FanoutDestinations(ctx context.Context, q pgx.Tx, orgID string) ([]DeliveryTarget, error) {
+	rows, err := q.Query(ctx, `SELECT `+targetColumns+` FROM destinations dst
+		WHERE dst.org_id = $1 AND dst.enabled ORDER BY dst.created_at, dst.id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("fan-out destinations of %s: %w", orgID, err)
 	}
 	defer rows.Close()
-	var out []FanoutDestination
+	var out []DeliveryTarget
 	for rows.Next() {
-		var d FanoutDestination
+		var t DeliveryTarget
 		var events []string
-		if err := rows.Scan(&d.ID, &events); err != nil {
+		if err := rows.Scan(scanTarget(nil, &t, &events)...); err != nil {
 			return nil, err
 		}
-		for _, e := range events {
-			d.Events = append(d.Events, outreach.EventKind(e))
-		}
-		out = append(out, d)
+		t.Events = kinds(events)
+		out = append(out, t)
 	}
 	return out, rows.Err()
 }
@@ -72,27 +64,42 @@ type NewDeliveries struct {
 	EmittedAt    time.Time
 	MaxAttempts  int
 	DedupeWindow time.Duration
-	IDs          []string // delivery ids, parallel to DestinationIDs and DedupeKeys
+	IDs          []string // delivery ids, parallel to Destinations, DedupeKeys and Leased
 	Destinations []string
 	DedupeKeys   [][]byte
+	// Leased marks the deliveries the caller takes at birth: they are written already leased
+	// (due after the batch's lease) and the caller sends them itself once the transaction
+	// commits; the others are due now, for the dispatchers to claim. Nil means none.
+	Leased []bool
 }
 
-// InsertDeliveries writes one event's deliveries in tx; see InsertDeliveryBatch.
+// InsertDeliveries writes one event's deliveries in tx, none leased; see InsertDeliveryBatch.
 func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created, collapsed int, err error) {
-	return InsertDeliveryBatch(ctx, tx, []NewDeliveries{nd})
+	res, err := InsertDeliveryBatch(ctx, tx, []NewDeliveries{nd}, 0)
+	return res.Created, res.Collapsed, err
+}
+
+// InsertResult is what InsertDeliveryBatch wrote.
+type InsertResult struct {
+	Created   int             // deliveries written
+	Collapsed int             // deliveries not written: an identical payload was seen within the window
+	Leased    map[string]bool // ids of the written deliveries that were leased at birth
 }
 
 // InsertDeliveryBatch writes the deliveries of many events in tx in one round trip (one
 // statement between a savepoint and its release, pipelined): a destination whose dedupe key was
 // seen within the window gets nothing (the payload collapses into the earlier delivery, also when
-// the earlier one is in the same batch); the rest get a pending delivery due now. The statement
-// also notifies dispatchers, which PostgreSQL delivers when tx commits. The savepoint keeps tx
+// the earlier one is in the same batch); the rest get a pending delivery, due now or, when marked
+// Leased, leased for lease (the caller sends those itself after the commit). When a delivery due
+// now was written the statement also notifies dispatchers, which PostgreSQL delivers when tx
+// commits; leased ones need no wake-up (and skipping the NOTIFY spares the commit PostgreSQL's
+// cluster-wide notify lock). The savepoint keeps tx
 // usable after a failure (the fan-out shares one transaction across a batch of events); one per
 // batch, not one per event, because more than 64 subtransactions in one transaction overflow
 // PostgreSQL's per-backend subtransaction cache and slow every snapshot on the server. The window
-// is the first element's DedupeWindow. It returns how many deliveries were created and how many
-// collapsed.
-func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (created, collapsed int, err error) {
+// is the first element's DedupeWindow.
+func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries, lease time.Duration) (InsertResult, error) {
+	res := InsertResult{Leased: map[string]bool{}}
 	var (
 		evID, evKind, evOrg []string
 		evPayload           [][]byte
@@ -101,6 +108,7 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (c
 		ids, dests          []string
 		keys                [][]byte
 		ord                 []int32
+		leased              []bool
 	)
 	type seenKey struct{ dest, key string }
 	seen := map[seenKey]bool{}
@@ -115,25 +123,28 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (c
 			// inside the batch collapse here, the first one wins.
 			k := seenKey{nd.Destinations[i], string(nd.DedupeKeys[i])}
 			if seen[k] {
-				collapsed++
+				res.Collapsed++
 				continue
 			}
 			seen[k] = true
 			ids, dests, keys, ord = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i]), append(ord, int32(len(evID)))
+			leased = append(leased, lease > 0 && i < len(nd.Leased) && nd.Leased[i])
 		}
 	}
 	if len(ids) == 0 {
-		return 0, collapsed, nil
+		return res, nil
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SAVEPOINT insert_deliveries`)
-	var inserted, kept int
+	var kept int
+	var leasedIDs []string
 	b.Queue(`
 WITH ev AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
         WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
 ), input AS (
-    SELECT * FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[]) AS i(delivery_id, destination_id, dedupe_key, n)
+    SELECT * FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
+        AS i(delivery_id, destination_id, dedupe_key, n, leased)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
     SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
@@ -145,24 +156,30 @@ WITH ev AS (
     INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
     SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, e.payload, i.dedupe_key,
-           e.max_attempts, now(), e.emitted_at
+           e.max_attempts, CASE WHEN i.leased THEN now() + $13::interval ELSE now() END, e.emitted_at
     FROM kept k JOIN input i USING (delivery_id) JOIN ev e ON e.n = i.n
     ON CONFLICT (event_id, destination_id) DO NOTHING
-    RETURNING id
+    RETURNING id, next_attempt_at > now() AS leased
 )
-SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int, pg_notify('deliveries', '')`,
-		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow,
+SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int,
+       coalesce((SELECT array_agg(id) FROM ins WHERE leased), '{}'),
+       CASE WHEN EXISTS (SELECT 1 FROM ins WHERE NOT leased) THEN pg_notify('deliveries', '') END`,
+		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow, leased, lease,
 	).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&inserted, &kept, nil)
+		return row.Scan(&res.Created, &kept, &leasedIDs, nil)
 	})
 	b.Queue(`RELEASE SAVEPOINT insert_deliveries`)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		if _, rbErr := tx.Exec(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT insert_deliveries`); rbErr != nil {
 			err = fmt.Errorf("%w (and the rollback to the savepoint failed: %v)", err, rbErr)
 		}
-		return 0, 0, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
+		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
 	}
-	return inserted, collapsed + len(ids) - kept, nil
+	res.Collapsed += len(ids) - kept
+	for _, id := range leasedIDs {
+		res.Leased[id] = true
+	}
+	return res, nil
 }
 
 // OutboxRow is one outbox event as the fan-out reads it.
@@ -172,34 +189,6 @@ type OutboxRow struct {
 	EmittedAt string // the MetaEmittedAt metadata, "" when absent
 	OrgID     string // the MetaOrgID metadata, "" when absent
 	Kind      string // the MetaEventKind metadata, "" when absent
-}
-
-// OutboxWindow reads, inside the outbox subscriber's own batch transaction tx, the rows that
-// transaction's batch holds: it runs the subscriber's very select query (same consumer group,
-// same offsets row — locked by tx and not yet moved — and, under REPEATABLE READ, the same
-// snapshot), so it returns the same rows in the same order. The fan-out uses it to expand a whole
-// batch in one statement when the batch's first message arrives.
-func OutboxWindow(ctx context.Context, tx pgx.Tx, consumerGroup string) ([]OutboxRow, error) {
-	schema := OutboxSchema()
-	q, err := schema.SelectQuery(wsql.SelectQueryParams{Topic: EventsTopic, ConsumerGroup: consumerGroup, OffsetsAdapter: OutboxOffsets()})
-	if err != nil {
-		return nil, fmt.Errorf("outbox window: %w", err)
-	}
-	rows, err := tx.Query(ctx, q.Query, q.Args...)
-	if err != nil {
-		return nil, fmt.Errorf("outbox window: %w", err)
-	}
-	defer rows.Close()
-	var out []OutboxRow
-	for rows.Next() {
-		r, err := schema.UnmarshalMessage(wsql.UnmarshalMessageParams{Row: rows})
-		if err != nil {
-			return nil, fmt.Errorf("outbox window: %w", err)
-		}
-		out = append(out, OutboxRow{UUID: r.Msg.UUID, Payload: r.Msg.Payload, EmittedAt: r.Msg.Metadata.Get(MetaEmittedAt),
-			OrgID: r.Msg.Metadata.Get(MetaOrgID), Kind: r.Msg.Metadata.Get(MetaEventKind)})
-	}
-	return out, rows.Err()
 }
 
 // DeliveryTarget is a destination as the dispatcher sends to it, read at claim time so a changed
@@ -642,9 +631,13 @@ type DeliveryQueueStats struct {
 func (s *Store) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
 	st := DeliveryQueueStats{FailingBy: map[string]int{}}
 	var oldest float64
-	err := s.pool.QueryRow(ctx, `SELECT count(*)::int, (count(*) FILTER (WHERE next_attempt_at <= now()))::int,
-		coalesce(extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now())), 0)::float8
-		FROM deliveries WHERE status = 'pending'`).Scan(&st.Pending, &st.Due, &oldest)
+	// Two branches, one per budget, so each reads its partial index (deliveries_due_first,
+	// deliveries_due_retry) rather than the table.
+	err := s.pool.QueryRow(ctx, `SELECT count(*)::int, (count(*) FILTER (WHERE due <= now()))::int,
+		coalesce(extract(epoch FROM now() - min(due) FILTER (WHERE due <= now())), 0)::float8
+		FROM (SELECT next_attempt_at AS due FROM deliveries WHERE status = 'pending' AND attempts = 0
+		      UNION ALL
+		      SELECT next_attempt_at FROM deliveries WHERE status = 'pending' AND attempts > 0) q`).Scan(&st.Pending, &st.Due, &oldest)
 	if err != nil {
 		return st, fmt.Errorf("queue stats: %w", err)
 	}
