@@ -23,15 +23,16 @@ import (
 // newFanoutRouter builds the Watermill router whose one handler expands outbox events into
 // deliveries. The subscriber keeps one transaction open per batch and hands messages out one at
 // a time; the handler writes the deliveries inside that same transaction (wsql.TxFromContext),
-// so they commit together with the batch's acknowledgement: an event is fanned out exactly once,
-// and a crash before the commit simply leaves the batch to do again. The outbox uses the queue
-// schema with SKIP LOCKED (storage.OutboxSchema): each process takes its own batches, and an
-// event is taken as soon as its transaction commits. The handler does no HTTP and, with the
+// so they commit together with the consumer offset: an event is fanned out exactly once, and a
+// crash before the commit simply replays the batch. The handler does no HTTP and, with the
 // destination cache warm, one statement per batch (fanOut).
 func (h *Hub) newFanoutRouter() (*message.Router, error) {
 	logger := watermill.NewSlogLogger(h.log)
-	beginner := hookedBeginner{Beginner: wsql.BeginnerFromPgx(h.store.Pool()), onBegin: h.batchBegun, onEnd: h.batchEnded}
+	// The batches commit asynchronously (storage.Store.AsyncPool): a batch lost in a database
+	// crash is simply fanned out again, and its deliveries carry the same event ids.
+	beginner := hookedBeginner{Beginner: wsql.BeginnerFromPgx(h.store.AsyncPool()), onBegin: h.batchBegun, onEnd: h.batchEnded}
 	sub, err := wsql.NewSubscriber(beginner, wsql.SubscriberConfig{
+		ConsumerGroup:  fanoutGroup,
 		SchemaAdapter:  capturingSchema{SchemaAdapter: storage.OutboxSchema(), capture: h.captureRow},
 		OffsetsAdapter: storage.OutboxOffsets(),
 		// A failed statement is rolled back to its savepoint (storage.InsertDeliveryBatch), so the
@@ -53,6 +54,10 @@ func (h *Hub) newFanoutRouter() (*message.Router, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// fanoutGroup is the outbox consumer group of the fan-out; every process joins it, and the
+// offsets row lock lets one of them read a batch at a time.
+const fanoutGroup = "fanout"
 
 // capturingSchema is the outbox schema, passing every row the subscriber reads for its batch to
 // capture before the batch's first message is handled: the fan-out expands the whole batch at
@@ -404,7 +409,10 @@ func (h *Hub) newDeliveries(ctx context.Context, tx pgx.Tx, ev outreach.Event, p
 			}
 			reserved[d.ID] = d
 		}
-		nd.IDs = append(nd.IDs, outreach.NewID("dlv"))
+		// One id per (event, destination), whoever writes it: a fan-out lost in a database crash
+		// (its batches commit asynchronously) writes the same ids again, so a receiver sees the
+		// same webhook-id for a repeated send.
+		nd.IDs = append(nd.IDs, outreach.DerivedID("dlv", ev.ID, d.ID))
 		nd.Destinations = append(nd.Destinations, d.ID)
 		nd.DedupeKeys = append(nd.DedupeKeys, dedupeKey(d.ID, identity))
 		nd.Leased = append(nd.Leased, lease)

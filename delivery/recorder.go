@@ -85,7 +85,7 @@ func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) {
 	}
 }
 
-// stats refreshes the queue gauges and prunes expired dedupe keys and old outbox rows.
+// stats refreshes the queue gauges and prunes expired dedupe keys.
 func (h *Hub) stats(ctx context.Context) error {
 	t := time.NewTicker(h.cfg.StatsInterval)
 	defer t.Stop()
@@ -106,16 +106,6 @@ func (h *Hub) stats(ctx context.Context) error {
 			lastPrune = time.Now()
 			if _, err := h.store.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil && ctx.Err() == nil {
 				h.log.Warn("delivery: prune dedupe keys", "err", err)
-			}
-			// Acknowledged outbox rows are kept an hour for operators (storage.OutboxEvents).
-			for {
-				n, err := h.store.PruneOutbox(ctx, time.Now().Add(-time.Hour))
-				if err != nil && ctx.Err() == nil {
-					h.log.Warn("delivery: prune outbox", "err", err)
-				}
-				if err != nil || n < 10000 {
-					break
-				}
 			}
 		}
 		select {

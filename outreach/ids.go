@@ -2,6 +2,7 @@ package outreach
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
 	"strings"
@@ -19,6 +20,22 @@ func NewID(prefix string) string {
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic("crypto/rand failed: " + err.Error())
 	}
+	return prefix + "_" + idEncoding.EncodeToString(b[:])
+}
+
+// DerivedID is the id of a thing that exists once per (parent, key): the same inputs always give
+// the same id, so writing the thing again after its first write was lost yields the same id. It
+// keeps NewID's form and ordering: the time bytes are the parent's when the parent is an id of
+// this package (else zero), the rest a hash of parent and key.
+func DerivedID(prefix, parent, key string) string {
+	var b [16]byte
+	if i := strings.IndexByte(parent, '_'); i >= 0 {
+		if raw, err := idEncoding.DecodeString(parent[i+1:]); err == nil && len(raw) == 16 {
+			copy(b[:6], raw[:6])
+		}
+	}
+	h := sha256.Sum256([]byte(parent + "\x00" + key))
+	copy(b[6:], h[:10])
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }
 

@@ -338,7 +338,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelive
 	if skip == nil {
 		skip = []string{} // pgx sends nil as NULL, and "x <> ALL(NULL)" is never true
 	}
-	rows, err := s.pool.Query(ctx, `
+	rows, err := s.async.Query(ctx, `
 WITH c AS (
     SELECT d.id, d.next_attempt_at AS due FROM deliveries d
     WHERE d.status = 'pending' AND `+cond+` AND d.next_attempt_at <= now()
@@ -392,7 +392,7 @@ func (s *Store) ReleaseClaims(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
+	_, err := s.async.Exec(ctx, `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
 		WHERE id = ANY($1::text[]) AND status = 'pending' AND next_attempt_at > now()`, ids)
 	if err != nil {
 		return fmt.Errorf("release claims: %w", err)
@@ -499,7 +499,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		hIDs, hReset, hAdd = append(hIDs, id), append(hReset, perDest[id].reset), append(hAdd, perDest[id].add)
 	}
 
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.async.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("record attempts: begin: %w", err)
 	}

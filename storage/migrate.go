@@ -67,5 +67,5 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: commit %s: %w", version, err)
 		}
 	}
-	return nil
+	return s.initOutbox(ctx)
 }

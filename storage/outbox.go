@@ -2,10 +2,8 @@ package storage
 
 import (
 	"context"
-	stdsql "database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -27,45 +25,13 @@ const (
 	MetaEmittedAt = "emitted_at" // RFC 3339 with nanoseconds, for commit-to-delivery lag
 )
 
-// outboxTable is the outbox table (migration 015).
-const outboxTable = "outreachd_outbox"
-
-// OutboxSchema is the watermill-sql schema of the outbox: the queue schema (migration 015 says
-// why), selecting with SKIP LOCKED under READ COMMITTED so concurrent consumers take disjoint
-// batches and a row is taken as soon as its transaction commits. Publishers and the subscriber
-// must use the same value.
+// OutboxSchema is the watermill-sql schema of the outbox. Subscribers must use the same value.
 func OutboxSchema() wsql.SchemaAdapter {
-	return outboxSchema{wsql.PostgreSQLQueueSchema{
-		SubscribeBatchSize:        500,
-		GenerateMessagesTableName: func(string) string { return outboxTable },
-	}}
+	return wsql.DefaultPostgreSQLSchema{SubscribeBatchSize: 500}
 }
 
-// OutboxOffsets is the offsets adapter matching OutboxSchema: acknowledging marks the batch's
-// rows acked (they are pruned an hour later, PruneOutbox).
-func OutboxOffsets() wsql.OffsetsAdapter {
-	return wsql.PostgreSQLQueueOffsetsAdapter{GenerateMessagesTableName: func(string) string { return outboxTable }}
-}
-
-type outboxSchema struct{ wsql.PostgreSQLQueueSchema }
-
-// SelectQuery is the queue schema's select with SKIP LOCKED: rows another consumer holds are left
-// to it instead of waited for (and, under REPEATABLE READ, failed on).
-func (s outboxSchema) SelectQuery(p wsql.SelectQueryParams) (wsql.Query, error) {
-	q, err := s.PostgreSQLQueueSchema.SelectQuery(p)
-	if err != nil {
-		return q, err
-	}
-	if !strings.HasSuffix(strings.TrimSpace(q.Query), "FOR UPDATE") {
-		return q, fmt.Errorf("outbox: unexpected select query %q", q.Query)
-	}
-	q.Query = strings.TrimSpace(q.Query) + " SKIP LOCKED"
-	return q, nil
-}
-
-// SubscribeIsolationLevel is READ COMMITTED: with SKIP LOCKED a batch needs no snapshot beyond
-// its select, and a row acknowledged by another consumer after it started is simply not seen.
-func (outboxSchema) SubscribeIsolationLevel() stdsql.IsolationLevel { return stdsql.LevelReadCommitted }
+// OutboxOffsets is the offsets adapter matching OutboxSchema.
+func OutboxOffsets() wsql.OffsetsAdapter { return wsql.DefaultPostgreSQLOffsetsAdapter{} }
 
 // OutboxRowOf is a row the outbox subscriber read, as the fan-out uses it.
 func OutboxRowOf(r wsql.Row) OutboxRow {
@@ -110,12 +76,28 @@ func publishEvents(ctx context.Context, tx pgx.Tx, events []outreach.Event) erro
 	return nil
 }
 
-// OutboxEvents reads the events of one organization from the outbox in the order they were
-// written, delivered or not (acknowledged rows are kept for an hour); tests and operators use it
-// to see what a change emitted.
+// initOutbox creates the outbox table once at start-up (watermill refuses to do it inside a
+// business transaction).
+func (s *Store) initOutbox(ctx context.Context) error {
+	sub, err := wsql.NewSubscriber(wsql.BeginnerFromPgx(s.pool), wsql.SubscriberConfig{
+		SchemaAdapter:  OutboxSchema(),
+		OffsetsAdapter: OutboxOffsets(),
+	}, watermill.NopLogger{})
+	if err != nil {
+		return fmt.Errorf("outbox subscriber: %w", err)
+	}
+	defer sub.Close()
+	if err := sub.SubscribeInitialize(EventsTopic); err != nil {
+		return fmt.Errorf("initialize outbox: %w", err)
+	}
+	return nil
+}
+
+// OutboxEvents reads the events of one organization from the outbox in commit order; tests and
+// operators use it to see what a change emitted before anything delivers it.
 func (s *Store) OutboxEvents(ctx context.Context, orgID string) ([]outreach.Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT uuid, payload FROM `+outboxTable+`
-		WHERE metadata->>'org_id' = $1 ORDER BY "offset"`, orgID)
+	rows, err := s.pool.Query(ctx, `SELECT uuid, payload FROM watermill_events
+		WHERE metadata->>'org_id' = $1 ORDER BY transaction_id, "offset"`, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -135,16 +117,4 @@ func (s *Store) OutboxEvents(ctx context.Context, orgID string) ([]outreach.Even
 		out = append(out, ev)
 	}
 	return out, rows.Err()
-}
-
-// PruneOutbox deletes acknowledged outbox rows written before cutoff, looking at the oldest
-// 10,000 rows per call (one primary-key range, so the cost is bounded whatever the table holds);
-// it returns how many it deleted, and a caller that got 10,000 may call again.
-func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM `+outboxTable+` WHERE "offset" IN (
-		SELECT "offset" FROM `+outboxTable+` ORDER BY "offset" LIMIT 10000) AND acked AND created_at < $1`, cutoff)
-	if err != nil {
-		return 0, fmt.Errorf("prune outbox: %w", err)
-	}
-	return tag.RowsAffected(), nil
 }

@@ -11,7 +11,7 @@ import (
 // PostgreSQL so every instance of the service shares one budget per organization.
 func (s *Store) TakeRateToken(ctx context.Context, orgID, bucket string, now time.Time) (used int, windowStart time.Time, err error) {
 	windowStart = now.UTC().Truncate(time.Minute)
-	err = s.counters.QueryRow(ctx, `INSERT INTO rate_windows (org_id, bucket, window_start, used) VALUES ($1, $2, $3, 1)
+	err = s.async.QueryRow(ctx, `INSERT INTO rate_windows (org_id, bucket, window_start, used) VALUES ($1, $2, $3, 1)
 		ON CONFLICT (org_id, bucket, window_start) DO UPDATE SET used = rate_windows.used + 1
 		RETURNING used`, orgID, bucket, windowStart).Scan(&used)
 	if err != nil {
@@ -24,10 +24,10 @@ func (s *Store) TakeRateToken(ctx context.Context, orgID, bucket string, now tim
 // against its organization's bucket for the minute containing now — in one statement, so a keyed
 // request costs one round trip and one transaction before its handler instead of two. Unknown,
 // revoked and expired keys are outreach.ErrNotFound and spend nothing (the CTE inserts no row).
-// It runs on the counters pool (asynchronous commit; see Store.counters).
+// It runs on the asynchronous-commit pool (see Store.async).
 func (s *Store) AuthenticateAndSpend(ctx context.Context, key, bucket string, now time.Time) (a KeyAuth, used int, windowStart time.Time, err error) {
 	windowStart = now.UTC().Truncate(time.Minute)
-	err = s.counters.QueryRow(ctx, `WITH k AS (
+	err = s.async.QueryRow(ctx, `WITH k AS (
 			SELECT k.id, k.org_id, k.scope, o.rate_limit_per_minute
 			FROM api_keys k JOIN orgs o ON o.id = k.org_id
 			WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)),

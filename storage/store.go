@@ -36,14 +36,17 @@ func (c *Config) setDefaults() {
 // Store is the handle every other package uses to reach PostgreSQL.
 type Store struct {
 	pool *pgxpool.Pool
-	// counters is a small pool whose transactions commit without waiting for the WAL flush
-	// (synchronous_commit off), for writes whose loss in a PostgreSQL crash costs nothing that
-	// matters: the per-minute request counters. Each keyed request bumps one hot counter row; a
-	// synchronous commit holds that row's lock through a disk flush, which serialized every
-	// request of an organization behind the disk (see docs/performance.md). Commits stay atomic
-	// and in order; only the last fraction of a second of counts can vanish, and only if the
-	// database server itself crashes.
-	counters *pgxpool.Pool
+	// async is a smaller pool whose transactions commit without waiting for the WAL flush
+	// (synchronous_commit off), for writes whose loss in a crash of the database server itself
+	// costs at most work done again, never a business fact: the per-minute request counters, and
+	// the delivery hub's own bookkeeping (fan-out batches, claims, attempt records), whose loss
+	// means an event is fanned out or sent again — at least once, as promised, with the same
+	// event id for receivers to drop. Each keyed request bumps one hot counter row, and a
+	// synchronous commit held that row's lock through a disk flush; the hub committed several
+	// times per batch of deliveries, each waiting for the disk behind the business commits.
+	// Commits stay atomic and in order; only the last fraction of a second of them can vanish,
+	// and only if PostgreSQL crashes. Business transactions (InTx) always commit synchronously.
+	async *pgxpool.Pool
 	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
 	wake      chan struct{}
 	stop      chan struct{}
@@ -60,13 +63,13 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	}
 	pc.MaxConns = cfg.MaxConns
 	cc := pc.Copy()
-	cc.MaxConns = max(2, cfg.MaxConns/3)
+	cc.MaxConns = max(4, cfg.MaxConns/2)
 	cc.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
-	counters, err := pgxpool.NewWithConfig(ctx, cc)
+	async, err := pgxpool.NewWithConfig(ctx, cc)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
@@ -75,10 +78,10 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		counters.Close()
+		async.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	s := &Store{pool: pool, counters: counters, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{pool: pool, async: async, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.notifyOutbox()
 	return s, nil
 }
@@ -87,6 +90,10 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 // watermill subscribers).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
+// AsyncPool is the pool whose commits do not wait for the WAL flush (see Store.async); only
+// work that is safe to redo after a database crash may write through it.
+func (s *Store) AsyncPool() *pgxpool.Pool { return s.async }
+
 // Close stops the outbox notifier (sending a last wake-up if one is owed) and releases every
 // connection.
 func (s *Store) Close() {
@@ -94,7 +101,7 @@ func (s *Store) Close() {
 		close(s.stop)
 		<-s.done
 		s.pool.Close()
-		s.counters.Close()
+		s.async.Close()
 	})
 }
 
