@@ -52,26 +52,37 @@ func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery
 	// The total comes from the trigger-kept counters (migrations 003, 004): exact, and
 	// O(campaigns x statuses + unfolded deltas) instead of O(prospects). The page's WHERE uses
 	// the same columns, so both agree.
+	// Both statements go in one round trip (a pipelined batch): on a busy machine every round
+	// trip is a wake-up of the backend and of this goroutine, and the tail latency of the
+	// endpoint followed their number. The page is read even when the offset turns out to be past
+	// the total; it then simply comes back empty.
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0) FROM prospect_counts WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count prospects: %w", err)
-	}
 	out := []Prospect{}
-	if total == 0 || q.Offset >= total {
-		return out, total, nil
-	}
-	args = append(args, q.Limit, q.Offset)
-	rows, err := s.pool.Query(ctx, `SELECT `+prefixed("p.", ProspectColumns)+`
+	pageArgs := append(append([]any{}, args...), q.Limit, q.Offset)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT coalesce(sum(n), 0) FROM prospect_counts WHERE `+cond, args...).QueryRow(func(r pgx.Row) error {
+		if err := r.Scan(&total); err != nil {
+			return fmt.Errorf("count prospects: %w", err)
+		}
+		return nil
+	})
+	b.Queue(`SELECT `+prefixed("p.", ProspectColumns)+`
 		FROM (SELECT id, created_at FROM prospects WHERE `+pageCond+`
-		      ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)-1)+` OFFSET $`+strconv.Itoa(len(args))+`) page
+		      ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(pageArgs)-1)+` OFFSET $`+strconv.Itoa(len(pageArgs))+`) page
 		JOIN prospects p ON p.id = page.id
-		ORDER BY page.created_at DESC, page.id DESC`, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("list prospects: %w", err)
+		ORDER BY page.created_at DESC, page.id DESC`, pageArgs...).Query(func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Prospect, error) { return ScanProspect(r) })
+		if err != nil {
+			return fmt.Errorf("list prospects: %w", err)
+		}
+		return nil
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, err
 	}
-	out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Prospect, error) { return ScanProspect(r) })
-	if err != nil {
-		return nil, 0, fmt.Errorf("list prospects: %w", err)
+	if out == nil {
+		out = []Prospect{}
 	}
 	return out, total, nil
 }
