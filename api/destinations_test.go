@@ -592,10 +592,13 @@ func TestRecoverAndResendThroughTheHub(t *testing.T) {
 	defer conn.Close(ctx)
 	yesterday := time.Now().Add(-24 * time.Hour).UTC()
 	payload := fmt.Sprintf(`{"event":"invite_sent","timestamp":"%s","org_id":"%s","data":{}}`, yesterday.Format(time.RFC3339), org.ID)
-	if _, err := conn.Exec(ctx, `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
+	if _, err := conn.Exec(ctx, `INSERT INTO delivery_payloads (event_id, payload) VALUES ('evt_1', $1)`, []byte(payload)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
 		status, attempts, max_attempts, emitted_at, created_at, last_status_code, last_error)
-		VALUES ('dlv_recover1', $1, $2, 'evt_1', 'invite_sent', $3, '\x01', 'failed', 4, 4, $4, $4, 500, 'HTTP 500')`,
-		org.ID, id, []byte(payload), yesterday); err != nil {
+		VALUES ('dlv_recover1', $1, $2, 'evt_1', 'invite_sent', '\x01', 'failed', 4, 4, $3, $3, 500, 'HTTP 500')`,
+		org.ID, id, yesterday); err != nil {
 		t.Fatal(err)
 	}
 	failed := org.Read.Do(t, "GET", "/api/v1/deliveries?status=failed&destination_id="+id, nil)

@@ -257,6 +257,10 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
+		// A freed slot or queue only matters when the last claim had to leave a saturated
+		// destination out or was cut short by the budget; otherwise nothing due was left behind,
+		// and waking on every finished send would only repeat an empty claim.
+		listenFreed := freed
 		held, running, saturated := h.sched.state(retries)
 		h.metrics.inFlight.WithLabelValues(budget).Set(float64(running))
 		limit := min(capacity-held, h.cfg.ClaimBatch, h.cfg.PerDestination)
@@ -279,6 +283,9 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 				continue // there may be more due now
 			}
 		}
+		if limit > 0 && len(saturated) == 0 {
+			listenFreed = nil
+		}
 		wait := h.cfg.IdleWake
 		if limit > 0 && got == 0 {
 			_, _, saturated = h.sched.state(retries)
@@ -293,7 +300,7 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wake:
-		case <-freed:
+		case <-listenFreed:
 		case <-timer.C:
 		}
 		if !timer.Stop() {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -153,13 +154,17 @@ WITH ev AS (
         WHERE dd.expires_at <= now()
     RETURNING dd.delivery_id
 ), ins AS (
-    INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, payload, dedupe_key,
+    INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
-    SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, e.payload, i.dedupe_key,
+    SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, i.dedupe_key,
            e.max_attempts, CASE WHEN i.leased THEN now() + $13::interval ELSE now() END, e.emitted_at
     FROM kept k JOIN input i USING (delivery_id) JOIN ev e ON e.n = i.n
     ON CONFLICT (event_id, destination_id) DO NOTHING
-    RETURNING id, next_attempt_at > now() AS leased
+    RETURNING id, event_id, next_attempt_at > now() AS leased
+), body AS (
+    INSERT INTO delivery_payloads (event_id, payload)
+    SELECT e.event_id, e.payload FROM ev e WHERE e.event_id IN (SELECT event_id FROM ins)
+    ON CONFLICT (event_id) DO NOTHING
 )
 SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int,
        coalesce((SELECT array_agg(id) FROM ins WHERE leased), '{}'),
@@ -291,9 +296,9 @@ WITH c AS (
     FROM c LEFT JOIN unnest($3::text[], $4::int[]) AS b(dest, n) ON b.dest = c.destination_id
 )
 UPDATE deliveries d SET next_attempt_at = now() + $5::interval, updated_at = now()
-FROM r, destinations dst
-WHERE d.id = r.id AND r.slot <= $6 AND dst.id = d.destination_id
-RETURNING d.id, d.org_id, d.event_id, d.event_kind, d.payload, d.attempts, d.max_attempts, d.emitted_at,
+FROM r, destinations dst, delivery_payloads pl
+WHERE d.id = r.id AND r.slot <= $6 AND dst.id = d.destination_id AND pl.event_id = d.event_id
+RETURNING d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
           d.next_trigger, `+targetColumns,
 		saturated, p.Limit, busyIDs, busyN, p.Lease, p.PerDestination)
 	if err != nil {
@@ -349,9 +354,9 @@ WITH c AS (
     FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE deliveries d SET next_attempt_at = now() + $3::interval, updated_at = now()
-FROM c, destinations dst
-WHERE d.id = c.id AND dst.id = d.destination_id
-RETURNING c.due, d.id, d.org_id, d.event_id, d.event_kind, d.payload, d.attempts, d.max_attempts, d.emitted_at,
+FROM c, destinations dst, delivery_payloads pl
+WHERE d.id = c.id AND dst.id = d.destination_id AND pl.event_id = d.event_id
+RETURNING c.due, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
           d.next_trigger, `+targetColumns,
 		skip, p.Limit, p.Lease)
 	if err != nil {
@@ -410,14 +415,19 @@ func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at ti
 	if skip == nil {
 		skip = []string{}
 	}
-	var t *time.Time
-	err = s.pool.QueryRow(ctx, `SELECT min(d.next_attempt_at) FROM deliveries d
-		JOIN destinations dst ON dst.id = d.destination_id AND dst.enabled
-		WHERE d.status = 'pending' AND d.`+cond+` AND d.destination_id <> ALL($1::text[])`, skip).Scan(&t)
-	if err != nil || t == nil {
+	// Walks the budget's partial index in due order and stops at the first row that counts; a
+	// min() over a join read every pending row (15 ms a call with 2,000 deliveries in flight).
+	err = s.pool.QueryRow(ctx, `SELECT d.next_attempt_at FROM deliveries d
+		WHERE d.status = 'pending' AND d.`+cond+` AND d.destination_id <> ALL($1::text[])
+		  AND EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = d.destination_id AND dst.enabled)
+		ORDER BY d.next_attempt_at LIMIT 1`, skip).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
 		return time.Time{}, false, err
 	}
-	return *t, true, nil
+	return at, true, nil
 }
 
 // AttemptRecord is one attempt as delivery_attempts keeps it, plus the state its delivery moves to.
@@ -593,8 +603,8 @@ type Delivery struct {
 	LastError      *string
 }
 
-const deliveryColumns = `id, org_id, destination_id, event_id, event_kind, payload, status, attempts, max_attempts,
-	next_attempt_at, emitted_at, created_at, delivered_at, last_status_code, last_error`
+const deliveryColumns = `d.id, d.org_id, d.destination_id, d.event_id, d.event_kind, pl.payload, d.status, d.attempts,
+	d.max_attempts, d.next_attempt_at, d.emitted_at, d.created_at, d.delivered_at, d.last_status_code, d.last_error`
 
 func scanDelivery(row pgx.Row) (Delivery, error) {
 	var d Delivery
@@ -605,7 +615,8 @@ func scanDelivery(row pgx.Row) (Delivery, error) {
 
 // GetDelivery reads one delivery of orgID.
 func (s *Store) GetDelivery(ctx context.Context, orgID, id string) (Delivery, error) {
-	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1 AND org_id = $2`, id, orgID))
+	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries d
+		JOIN delivery_payloads pl ON pl.event_id = d.event_id WHERE d.id = $1 AND d.org_id = $2`, id, orgID))
 	return d, notFound(err, "delivery "+id)
 }
 
