@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"outreachd/outreach"
 )
 
@@ -579,102 +581,164 @@ type LeadResolution struct {
 	Verdict          outreach.Verdict
 }
 
-// EnrichPendingLeads claims up to limit pending pushed leads, oldest first, hands them to
-// resolve, and writes the results with their lead_accepted/lead_rejected events in the same
-// transaction. Claiming is FOR UPDATE SKIP LOCKED, so several instances share the queue and a
-// crash simply returns the leads to it. It returns how many leads were claimed.
+// enrichLockClass namespaces the session advisory locks EnrichPendingLeads takes on lead ids.
+const enrichLockClass = 0x656e72 // "enr"
+
+// EnrichPendingLeads takes up to limit pending pushed leads, oldest first, hands them to
+// resolve, and writes the results with their lead_accepted/lead_rejected events in one short
+// transaction. It returns how many leads it took.
+//
+// No transaction is open while resolve runs (an enrichment provider may take seconds): a
+// transaction holding the leads' row locks would own a transaction id all that time, and the
+// outbox consumer only reads events older than the oldest running transaction, so every event
+// of every organization would wait for the provider. Instead the leads are taken with session
+// advisory locks on one pooled connection, which hold no transaction id: several instances still
+// share the queue without doing a lead twice, and a crash drops the locks with the connection.
+// The results are written only to leads still pending, so a lead decided meanwhile (by an
+// instance that read it before this one's lock) keeps its first decision and emits nothing more.
 func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []PendingLead) ([]LeadResolution, error)) (int, error) {
-	claimed := 0
-	err := s.InTx(ctx, func(tx *Tx) error {
-		// The queue is picked by id alone (narrow rows, the partial index prospects_enrichment_queue
-		// in created_at order), then the wide rows are read: picking whole rows, a plan made while
-		// the table was small sorted every pending row with all its columns and spilled to disk.
-		rows, err := tx.Query(ctx, `WITH q AS (
-				SELECT id FROM prospects
-				WHERE enrichment_status = 'pending' AND pushed AND (enrichment_next_at IS NULL OR enrichment_next_at <= now())
-				ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-			SELECT `+prefixed("p.", ProspectColumns)+`, c.name, c.hard_filters, p.enrichment_attempts
-			FROM q JOIN prospects p ON p.id = q.id JOIN campaigns c ON c.id = p.campaign_id
-			ORDER BY p.created_at`, limit)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("enrichment: %w", err)
+	}
+	locked := false
+	defer func() {
+		if locked {
+			if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock_all()`); err != nil {
+				// Never hand back to the pool a connection that may still hold the locks.
+				_ = conn.Conn().Close(context.WithoutCancel(ctx))
+			}
+		}
+		conn.Release()
+	}()
+	// Twice the batch as candidates, so an instance whose oldest candidates another one holds
+	// still finds work.
+	var cands []string
+	rows, err := conn.Query(ctx, `SELECT id FROM prospects
+		WHERE enrichment_status = 'pending' AND pushed AND (enrichment_next_at IS NULL OR enrichment_next_at <= now())
+		ORDER BY created_at LIMIT $1`, 2*limit)
+	if err != nil {
+		return 0, fmt.Errorf("enrichment candidates: %w", err)
+	}
+	cands, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(cands) == 0 {
+		return 0, err
+	}
+	locked = true
+	rows, err = conn.Query(ctx, `SELECT id FROM unnest($1::text[]) WITH ORDINALITY AS c(id, n)
+		WHERE pg_try_advisory_lock($2, hashtext(id)) ORDER BY n`, cands, enrichLockClass)
+	if err != nil {
+		return 0, fmt.Errorf("lock enrichment candidates: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("lock enrichment candidates: %w", err)
+	}
+	if len(ids) > limit {
+		ids = ids[:limit] // the extra locks go with the rest at the end
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	// Read after locking: a lead decided between the candidates query and the lock is gone.
+	rows, err = conn.Query(ctx, `SELECT `+prefixed("p.", ProspectColumns)+`, c.name, c.hard_filters, p.enrichment_attempts
+		FROM prospects p JOIN campaigns c ON c.id = p.campaign_id
+		WHERE p.id = ANY($1::text[]) AND p.enrichment_status = 'pending'
+		ORDER BY p.created_at`, ids)
+	if err != nil {
+		return 0, fmt.Errorf("read leads: %w", err)
+	}
+	var leads []PendingLead
+	for rows.Next() {
+		var l PendingLead
+		var raw []byte
+		p := &l.Prospect
+		err := rows.Scan(&p.ID, &p.OrgID, &p.CampaignID, &p.LeadKey, &p.LinkedInID, &p.Name, &p.Status, &p.CurrentStep,
+			&p.Source, &p.Pushed, &p.BatchID, &p.EnrichmentStatus, &p.FilterVerdict, &p.FilterReason,
+			&p.FilterUnknownOnly, &p.Contacted, &p.Email, &p.Data,
+			&p.LinkedInURL, &p.PublicIdentifier, &p.Role, &p.Company, &p.Industry, &p.Location, &p.Headline,
+			&p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount,
+			&p.InterestedAt, &p.LostAt, &p.BookedAt, &p.ConvertedAt, &p.SequenceEndedAt, &p.LastActivityAt,
+			&p.CreatedAt, &p.UpdatedAt, &l.CampaignName, &raw, &l.Attempts)
 		if err != nil {
-			return fmt.Errorf("claim leads: %w", err)
+			rows.Close()
+			return 0, err
 		}
-		var leads []PendingLead
-		for rows.Next() {
-			var l PendingLead
-			var raw []byte
-			p := &l.Prospect
-			err := rows.Scan(&p.ID, &p.OrgID, &p.CampaignID, &p.LeadKey, &p.LinkedInID, &p.Name, &p.Status, &p.CurrentStep,
-				&p.Source, &p.Pushed, &p.BatchID, &p.EnrichmentStatus, &p.FilterVerdict, &p.FilterReason,
-				&p.FilterUnknownOnly, &p.Contacted, &p.Email, &p.Data,
-				&p.LinkedInURL, &p.PublicIdentifier, &p.Role, &p.Company, &p.Industry, &p.Location, &p.Headline,
-				&p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount,
-				&p.InterestedAt, &p.LostAt, &p.BookedAt, &p.ConvertedAt, &p.SequenceEndedAt, &p.LastActivityAt,
-				&p.CreatedAt, &p.UpdatedAt, &l.CampaignName, &raw, &l.Attempts)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			l.Filters, l.FiltersErr = outreach.ParseHardFilters(raw)
-			leads = append(leads, l)
+		l.Filters, l.FiltersErr = outreach.ParseHardFilters(raw)
+		leads = append(leads, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(leads) == 0 {
+		return 0, nil
+	}
+	results, err := resolve(ctx, leads)
+	if err != nil {
+		return len(leads), err
+	}
+	byID := make(map[string]*PendingLead, len(leads))
+	for i := range leads {
+		byID[leads[i].ID] = &leads[i]
+	}
+	var retryIDs []string
+	var retryAt []time.Time
+	var u resolvedColumns
+	decided := map[string]LeadResolution{}
+	for _, r := range results {
+		if _, ok := byID[r.ID]; !ok {
+			continue
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+		if r.Retry {
+			retryIDs, retryAt = append(retryIDs, r.ID), append(retryAt, r.RetryAt)
+			continue
 		}
-		claimed = len(leads)
-		if claimed == 0 {
-			return nil
-		}
-		results, err := resolve(ctx, leads)
-		if err != nil {
-			return err
-		}
-		byID := make(map[string]*PendingLead, len(leads))
-		for i := range leads {
-			byID[leads[i].ID] = &leads[i]
-		}
-		var retryIDs []string
-		var retryAt []time.Time
-		var u resolvedColumns
-		for _, r := range results {
-			l, ok := byID[r.ID]
-			if !ok {
-				continue
-			}
-			if r.Retry {
-				retryIDs, retryAt = append(retryIDs, r.ID), append(retryAt, r.RetryAt)
-				continue
-			}
-			u.add(r)
-			if ev, ok := verdictEvent(*l, r); ok {
-				tx.Emit(ev)
-			}
-		}
+		u.add(r)
+		decided[r.ID] = r
+	}
+	err = s.InTx(ctx, func(tx *Tx) error {
 		if len(retryIDs) > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE prospects p SET enrichment_attempts = p.enrichment_attempts + 1, enrichment_next_at = u.at
-				FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE p.id = u.id`, retryIDs, retryAt); err != nil {
+				FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE p.id = u.id AND p.enrichment_status = 'pending'`,
+				retryIDs, retryAt); err != nil {
 				return fmt.Errorf("postpone leads: %w", err)
 			}
 		}
 		if len(u.ids) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, `UPDATE prospects p SET enrichment_status = u.enr, filter_verdict = u.verdict, filter_reason = u.reason,
+		rows, err := tx.Query(ctx, `UPDATE prospects p SET enrichment_status = u.enr, filter_verdict = u.verdict, filter_reason = u.reason,
 			filter_unknown_only = u.unknown_only, role = u.role, company = u.company, industry = u.industry, location = u.location,
 			headline = u.headline, company_website = u.website, company_linkedin_url = u.company_url, company_size = u.size,
 			follower_count = u.followers, enrichment_next_at = NULL, updated_at = now()
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], $8::text[], $9::text[],
 				$10::text[], $11::text[], $12::text[], $13::text[], $14::int[])
 				AS u(id, enr, verdict, reason, unknown_only, role, company, industry, location, headline, website, company_url, size, followers)
-			WHERE p.id = u.id`, u.ids, u.enr, u.verdict, u.reason, u.unknownOnly, u.role, u.company, u.industry, u.location,
+			WHERE p.id = u.id AND p.enrichment_status = 'pending'
+			RETURNING p.id`, u.ids, u.enr, u.verdict, u.reason, u.unknownOnly, u.role, u.company, u.industry, u.location,
 			u.headline, u.website, u.companyURL, u.size, u.followers)
 		if err != nil {
 			return fmt.Errorf("record enrichment: %w", err)
 		}
+		written, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("record enrichment: %w", err)
+		}
+		done := make(map[string]bool, len(written))
+		for _, id := range written {
+			done[id] = true
+		}
+		for _, l := range leads { // in the leads' order
+			if done[l.ID] {
+				if ev, ok := verdictEvent(l, decided[l.ID]); ok {
+					tx.Emit(ev)
+				}
+			}
+		}
 		return nil
 	})
-	return claimed, err
+	return len(leads), err
 }
 
 // resolvedColumns holds decided leads column by column for one UPDATE … FROM unnest.

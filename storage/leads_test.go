@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
@@ -282,5 +283,73 @@ func TestEnrichPendingLeads(t *testing.T) {
 	}
 	if kinds[outreach.EventLeadAccepted] != 1 || kinds[outreach.EventLeadRejected] != 2 {
 		t.Fatalf("events = %v", kinds)
+	}
+}
+
+// Two workers taking from the queue at once (as two instances do) never decide a lead twice, and
+// together decide them all, although neither holds a transaction while resolving.
+func TestEnrichPendingLeadsConcurrentWorkers(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org := newOrg(t, st)
+	camp := leadCampaign(t, st, org, "active", `{}`)
+	var in []outreach.LeadInput
+	for i := range 40 {
+		in = append(in, outreach.LeadInput{LinkedInURL: fmt.Sprintf("worker-lead-%d", i)})
+	}
+	push(t, st, org, camp, in...)
+	var mu sync.Mutex
+	resolvedBy := map[string]int{}
+	resolve := func(_ context.Context, leads []storage.PendingLead) ([]storage.LeadResolution, error) {
+		time.Sleep(20 * time.Millisecond) // both workers are resolving at the same time
+		var out []storage.LeadResolution
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range leads {
+			resolvedBy[l.ID]++
+			out = append(out, storage.LeadResolution{ID: l.ID, Person: l.Person, EnrichmentStatus: "done",
+				Verdict: outreach.Verdict{Verdict: outreach.VerdictAccepted}})
+		}
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for {
+				n, err := st.EnrichPendingLeads(ctx, 7, resolve)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if n == 0 {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(resolvedBy) != 40 {
+		t.Fatalf("%d of 40 leads resolved", len(resolvedBy))
+	}
+	evs, _ := st.OutboxEvents(ctx, org)
+	accepted := map[string]int{}
+	for _, e := range evs {
+		if e.Kind == outreach.EventLeadAccepted {
+			accepted[e.Data.Prospect.LeadID]++
+		}
+	}
+	if len(accepted) != 40 {
+		t.Fatalf("%d leads accepted, want 40", len(accepted))
+	}
+	for id, n := range accepted {
+		if n != 1 {
+			t.Errorf("lead %s accepted %d times", id, n)
+		}
+	}
+	// The session locks are gone with the batches: a third worker finds nothing held.
+	var held int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1`, 0x656e72).Scan(&held); err != nil || held != 0 {
+		t.Fatalf("%d advisory locks left (%v)", held, err)
 	}
 }
