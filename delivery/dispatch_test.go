@@ -359,3 +359,64 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 		}
 	}
 }
+
+// The fan-out's reservations (deliveries leased at birth, not yet committed) count as queued
+// first attempts: they saturate a destination and fill the budget like claimed rows, a committed
+// reservation starts or queues like a claim, a given-back one frees its room, and after close a
+// committed reservation starts nothing and is handed back for release.
+func TestSchedReservations(t *testing.T) {
+	const p = 2
+	s := newSched(p, 5, 100)
+	// Room for p waiting deliveries per destination: the third reservation of "a" is refused.
+	if !s.reserve("a") || !s.reserve("a") {
+		t.Fatal("first reservations refused")
+	}
+	if s.reserve("a") {
+		t.Fatal("a third reservation while two wait: the destination is saturated")
+	}
+	held, _, saturated := s.state(false)
+	if held != 2 || !slices.Equal(saturated, []string{"a"}) {
+		t.Fatalf("held %d saturated %v; want 2, [a]", held, saturated)
+	}
+	if h, _, _ := s.state(true); h != 0 {
+		t.Fatalf("reservations counted against the retry budget: %d", h)
+	}
+	// Committed: both start (nothing in flight yet), and a is no longer saturated.
+	start, left := s.addReserved(claimedFor("a", 2, 0))
+	if len(start) != 2 || len(left) != 0 {
+		t.Fatalf("started %v left %d", ids(start), len(left))
+	}
+	if _, _, sat := s.state(false); len(sat) != 0 {
+		t.Fatalf("saturated %v after the reservations started", sat)
+	}
+	// The budget (5) counts running, queued and reserved first attempts alike.
+	for _, d := range []string{"b", "b", "c"} {
+		if !s.reserve(d) {
+			t.Fatalf("reservation for %s refused with room in the budget", d)
+		}
+	}
+	if s.reserve("d") {
+		t.Fatal("a reservation beyond the first-attempt budget")
+	}
+	// Given back (its transaction rolled back): the room is free again.
+	s.unreserve("c")
+	if !s.reserve("d") {
+		t.Fatal("the room of a given-back reservation was not freed")
+	}
+	// Running ones finish; after close a committed reservation is handed back, not started.
+	for _, it := range start {
+		if _, ok := s.done(it); ok {
+			t.Fatal("nothing was queued behind the running ones")
+		}
+	}
+	s.close()
+	start, left = s.addReserved(claimedFor("b", 2, 0))
+	if len(start) != 0 || len(left) != 2 {
+		t.Fatalf("after close: started %v, handed back %d; want none and 2", ids(start), len(left))
+	}
+	s.unreserve("d")
+	if held, _, _ := s.state(false); held != 0 {
+		t.Fatalf("held %d at the end, want 0", held)
+	}
+	s.wait()
+}

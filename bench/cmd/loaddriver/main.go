@@ -37,6 +37,7 @@ type options struct {
 	batch          int
 	doc            string
 	keep           bool
+	trace          string
 	seed           int
 }
 
@@ -51,6 +52,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 1, "leads (events) per API call in the latency phase")
 	flag.StringVar(&o.doc, "doc", "", "markdown file whose loaddriver section is replaced by the results (e.g. docs/performance.md)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases")
+	flag.StringVar(&o.trace, "trace", "", "append every latency-phase delivery (dests, arrival Unix ms, latency ms) to this file")
 	flag.IntVar(&o.seed, "seed", 100000, "prospects to seed in -mode seed")
 	flag.Parse()
 	for _, s := range strings.Split(*dests, ",") {
@@ -274,6 +276,12 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	r2.load[1] = bench.LoadAvg()
 	r2.push, r2.pushFails, first = rec2.Result()
 	r2.fig = recv.figures(lt)
+	if o.trace != "" {
+		if f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			recv.trace(f, strconv.Itoa(sc.dests), lt)
+			_ = f.Close()
+		}
+	}
 	if r2.pushFails > 0 {
 		return r1, r2, 0, fmt.Errorf("latency: %d pushes failed; first: %v", r2.pushFails, first)
 	}

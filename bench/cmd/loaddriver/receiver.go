@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -145,6 +146,20 @@ func (r *receiver) figures(campaign string) phaseFigures {
 		}
 	}
 	return f
+}
+
+// trace writes one line per delivery of a phase — arrival (Unix ms) and latency (ms) — to w,
+// for looking at how latency moves during a phase.
+func (r *receiver) trace(w io.Writer, label, campaign string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.phases[campaign]
+	if p == nil {
+		return
+	}
+	for i, at := range p.arrivals {
+		fmt.Fprintf(w, "%s %d %.1f\n", label, at.UnixMilli(), float64(p.lat[i].Microseconds())/1000)
+	}
 }
 
 func (r *receiver) anomalies() (dups, bad int) {
