@@ -121,16 +121,24 @@ func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, err
 	}
 
 	err := s.InTx(ctx, func(tx *Tx) error {
+		// The lookups (reads) come before the campaign's row lock: the lock gives the transaction
+		// an id, and from then until the commit every event of the cluster waits for it (the
+		// outbox consumer reads nothing newer than the oldest running transaction id), so the
+		// locked part is kept to the writes. The lock never protected the lookups from concurrent
+		// pushes (it is FOR SHARE); those races are settled by the unique keys below.
+		var known pushKnown
+		if len(cands) > 0 {
+			var err error
+			if known, err = pushLookups(ctx, tx, req.OrgID, req.CampaignID, cands); err != nil {
+				return err
+			}
+		}
 		camp, filters, err := lockOpenCampaign(ctx, tx, req.OrgID, req.CampaignID)
 		if err != nil {
 			return err
 		}
 		if len(cands) == 0 {
 			return nil
-		}
-		known, err := pushLookups(ctx, tx, req.OrgID, req.CampaignID, cands)
-		if err != nil {
-			return err
 		}
 		var inserts []leadRow
 		for _, c := range cands {
