@@ -660,14 +660,7 @@ func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(
 	for rows.Next() {
 		var l PendingLead
 		var raw []byte
-		p := &l.Prospect
-		err := rows.Scan(&p.ID, &p.OrgID, &p.CampaignID, &p.LeadKey, &p.LinkedInID, &p.Name, &p.Status, &p.CurrentStep,
-			&p.Source, &p.Pushed, &p.BatchID, &p.EnrichmentStatus, &p.FilterVerdict, &p.FilterReason,
-			&p.FilterUnknownOnly, &p.Contacted, &p.Email, &p.Data,
-			&p.LinkedInURL, &p.PublicIdentifier, &p.Role, &p.Company, &p.Industry, &p.Location, &p.Headline,
-			&p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount,
-			&p.InterestedAt, &p.LostAt, &p.BookedAt, &p.ConvertedAt, &p.SequenceEndedAt, &p.LastActivityAt,
-			&p.CreatedAt, &p.UpdatedAt, &l.CampaignName, &raw, &l.Attempts)
+		err := rows.Scan(prospectFields(&l.Prospect, &l.CampaignName, &raw, &l.Attempts)...)
 		if err != nil {
 			rows.Close()
 			return 0, err

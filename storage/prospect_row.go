@@ -63,12 +63,18 @@ const ProspectColumns = `id, org_id, campaign_id, lead_key, linkedin_id, name, s
 // ScanProspect reads one row selected with ProspectColumns.
 func ScanProspect(row pgx.Row) (Prospect, error) {
 	var p Prospect
-	err := row.Scan(&p.ID, &p.OrgID, &p.CampaignID, &p.LeadKey, &p.LinkedInID, &p.Name, &p.Status, &p.CurrentStep,
+	err := row.Scan(prospectFields(&p)...)
+	return p, err
+}
+
+// prospectFields are the scan destinations of ProspectColumns, in order; a query selecting more
+// columns after them appends its own.
+func prospectFields(p *Prospect, more ...any) []any {
+	return append([]any{&p.ID, &p.OrgID, &p.CampaignID, &p.LeadKey, &p.LinkedInID, &p.Name, &p.Status, &p.CurrentStep,
 		&p.Source, &p.Pushed, &p.BatchID, &p.EnrichmentStatus, &p.FilterVerdict, &p.FilterReason,
 		&p.FilterUnknownOnly, &p.Contacted, &p.Email, &p.Data,
 		&p.LinkedInURL, &p.PublicIdentifier, &p.Role, &p.Company, &p.Industry, &p.Location, &p.Headline,
 		&p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount,
 		&p.InterestedAt, &p.LostAt, &p.BookedAt, &p.ConvertedAt, &p.SequenceEndedAt, &p.LastActivityAt,
-		&p.CreatedAt, &p.UpdatedAt)
-	return p, err
+		&p.CreatedAt, &p.UpdatedAt}, more...)
 }
