@@ -87,8 +87,12 @@ func (h *Hub) captureRow(r wsql.Row) {
 func (h *Hub) batchBegun(tx pgx.Tx) {
 	b := &h.batch
 	b.mu.Lock()
+	stale := b.leased // only if a transaction ended unseen, which the subscriber never does
 	b.tx, b.done, b.leased, b.rows = tx, map[string]bool{}, nil, nil
 	b.mu.Unlock()
+	for _, c := range stale {
+		h.sched.unreserve(c.Target.ID)
+	}
 }
 
 // hookedBeginner begins the subscriber's batch transactions so that their start and end are seen: the
