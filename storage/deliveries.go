@@ -455,7 +455,7 @@ type AttemptRecord struct {
 
 // RecordAttempts writes a batch of attempts and their deliveries' new states in one transaction,
 // and keeps each destination's consecutive_failures (reset by a success, else counted up; test
-// sends do not count). A delivery is only moved forward: a late record of an attempt someone
+// sends do not count). Attempts of destinations deleted meanwhile are dropped. A delivery is only moved forward: a late record of an attempt someone
 // already superseded does not overwrite its state.
 func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error {
 	if len(recs) == 0 {
@@ -518,7 +518,13 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	b.Queue(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt,
 		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
-			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])`,
+			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])
+			AS a(delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger, at, url, status_code,
+			     error, duration_ms, response_excerpt, next_attempt_at)
+		-- An attempt whose destination (and so its delivery) was deleted while it was in flight has
+		-- nothing left to belong to; recording it would fail the whole batch on the foreign key.
+		WHERE EXISTS (SELECT 1 FROM destinations d WHERE d.id = a.destination_id)
+		  AND (a.delivery_id IS NULL OR EXISTS (SELECT 1 FROM deliveries x WHERE x.id = a.delivery_id))`,
 		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next)
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),

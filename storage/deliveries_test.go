@@ -155,3 +155,53 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 		}
 	})
 }
+
+// An attempt that finishes after its destination was deleted (a send in flight, or a test send)
+// is dropped, and the rest of its batch is still recorded: one such record must not fail the
+// recorder's batch on the foreign keys again and again.
+func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for range 2 {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+	fanOut(t, st, org.ID, "x", time.Hour, dests...)
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d (%v), want 2", len(got), err)
+	}
+	gone := got[0].Target.ID
+	if err := st.DeleteDestination(ctx, org.ID, gone); err != nil {
+		t.Fatal(err)
+	}
+	var recs []storage.AttemptRecord
+	for _, c := range got {
+		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: org.ID, EventID: c.EventID,
+			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
+			StatusCode: 200, Status: storage.DeliverySucceeded, Succeeded: true})
+	}
+	recs = append(recs, storage.AttemptRecord{DestinationID: gone, OrgID: org.ID, EventID: "evt_test", EventKind: "campaign_started",
+		Attempt: 1, Trigger: storage.TriggerTest, At: time.Now(), URL: "https://example.com", StatusCode: 200})
+	if err := st.RecordAttempts(ctx, recs); err != nil {
+		t.Fatalf("a batch holding attempts of a deleted destination failed: %v", err)
+	}
+	kept := got[1]
+	d, err := st.GetDelivery(ctx, org.ID, kept.ID)
+	if err != nil || d.Status != storage.DeliverySucceeded {
+		t.Fatalf("the other destination's delivery: %+v, %v", d, err)
+	}
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE org_id = $1`, org.ID).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d attempts recorded (%v), want 1", n, err)
+	}
+}
