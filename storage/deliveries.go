@@ -144,8 +144,10 @@ WITH ev AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
         WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
 ), input AS (
-    SELECT * FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
+    -- Only destinations that still exist (the table has no foreign key; migration 017).
+    SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
         AS i(delivery_id, destination_id, dedupe_key, n, leased)
+    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
     SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
@@ -652,9 +654,10 @@ func (s *Store) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
 	// deliveries_due_retry) rather than the table.
 	err := s.pool.QueryRow(ctx, `SELECT count(*)::int, (count(*) FILTER (WHERE due <= now()))::int,
 		coalesce(extract(epoch FROM now() - min(due) FILTER (WHERE due <= now())), 0)::float8
-		FROM (SELECT next_attempt_at AS due FROM deliveries WHERE status = 'pending' AND attempts = 0
+		FROM (SELECT next_attempt_at AS due, destination_id FROM deliveries WHERE status = 'pending' AND attempts = 0
 		      UNION ALL
-		      SELECT next_attempt_at FROM deliveries WHERE status = 'pending' AND attempts > 0) q`).Scan(&st.Pending, &st.Due, &oldest)
+		      SELECT next_attempt_at, destination_id FROM deliveries WHERE status = 'pending' AND attempts > 0) q
+		WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = q.destination_id)`).Scan(&st.Pending, &st.Due, &oldest)
 	if err != nil {
 		return st, fmt.Errorf("queue stats: %w", err)
 	}

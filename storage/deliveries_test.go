@@ -205,3 +205,67 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 		t.Fatalf("%d attempts recorded (%v), want 1", n, err)
 	}
 }
+
+// Deleting a destination takes its deliveries, dedupe keys and attempts with it, and a payload
+// once no delivery of any destination uses it (the delivery tables have no foreign keys).
+func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for range 2 {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+	fanOut(t, st, org.ID, "y", time.Hour, dests...)
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d (%v)", len(got), err)
+	}
+	var recs []storage.AttemptRecord
+	for _, c := range got {
+		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: org.ID, EventID: c.EventID,
+			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
+			StatusCode: 500, Status: storage.DeliveryFailed})
+	}
+	if err := st.RecordAttempts(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	count := func(table, where string, arg string) int {
+		t.Helper()
+		var n int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE `+where, arg).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	event := got[0].EventID
+	for i, id := range dests {
+		if err := st.DeleteDestination(ctx, org.ID, id); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"deliveries", "delivery_dedupe", "delivery_attempts"} {
+			if n := count(table, "destination_id = $1", id); n != 0 {
+				t.Errorf("%s: %d rows of the deleted destination left", table, n)
+			}
+		}
+		wantPayload := 1 // the other destination's delivery still uses it
+		if i == 1 {
+			wantPayload = 0
+		}
+		if n := count("delivery_payloads", "event_id = $1", event); n != wantPayload {
+			t.Errorf("after deleting destination %d: %d payloads, want %d", i+1, n, wantPayload)
+		}
+	}
+	// A fan-out that still names a deleted destination (its cache was stale) writes nothing for it.
+	if c, _ := fanOut(t, st, org.ID, "z", time.Hour, dests[0]); c != 0 {
+		t.Errorf("fan-out wrote %d deliveries to a deleted destination", c)
+	}
+}

@@ -185,7 +185,8 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 	return out, nil
 }
 
-// DeleteDestination removes a destination with its deliveries and attempt history.
+// DeleteDestination removes a destination with its deliveries, dedupe keys, attempt history and
+// the payloads only its deliveries used, in one transaction.
 func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id)
@@ -194,6 +195,16 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 		}
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
+		}
+		// The delivery tables have no foreign keys (migration 017): their rows go here.
+		b := &pgx.Batch{}
+		b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
+		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
+		b.Queue(`WITH gone AS (DELETE FROM deliveries WHERE destination_id = $1 RETURNING event_id)
+			DELETE FROM delivery_payloads p WHERE p.event_id IN (SELECT event_id FROM gone)
+			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = p.event_id AND d.destination_id <> $1)`, id)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
 		}
 		return notifyDestinations(ctx, tx, orgID)
 	})
