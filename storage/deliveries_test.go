@@ -207,7 +207,7 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 }
 
 // Deleting a destination takes its deliveries, dedupe keys and attempts with it, and a payload
-// once no delivery of any destination uses it (the delivery tables have no foreign keys).
+// once no delivery of any destination uses it.
 func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)

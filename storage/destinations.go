@@ -196,7 +196,9 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
 		}
-		// The delivery tables have no foreign keys (migration 017): their rows go here.
+		// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting them
+		// here first makes the payloads they alone used findable (delivery_payloads has no key to
+		// cascade from).
 		b := &pgx.Batch{}
 		b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
 		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
