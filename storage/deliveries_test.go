@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"testing"
 	"time"
@@ -247,6 +248,17 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 		return n
 	}
 	event := got[0].EventID
+	// Another organization's call deletes nothing, not even the deliveries it reaches first.
+	other, err := st.CreateOrg(ctx, "other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteDestination(ctx, other.ID, dests[0]); !errors.Is(err, outreach.ErrNotFound) {
+		t.Fatalf("deleting another organization's destination: %v, want not found", err)
+	}
+	if n := count("deliveries", "destination_id = $1", dests[0]); n != 1 {
+		t.Fatalf("%d deliveries left after a refused delete, want 1", n)
+	}
 	for i, id := range dests {
 		if err := st.DeleteDestination(ctx, org.ID, id); err != nil {
 			t.Fatal(err)

@@ -189,16 +189,10 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 // the payloads only its deliveries used, in one transaction.
 func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		tag, err := tx.Exec(ctx, `DELETE FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id)
-		if err != nil {
-			return fmt.Errorf("delete destination: %w", err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
-		}
-		// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting them
-		// here first makes the payloads they alone used findable (delivery_payloads has no key to
-		// cascade from).
+		// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting
+		// them first finds the payloads they alone used (delivery_payloads has no key to cascade
+		// from). Another organization's id deletes nothing: the destination's own DELETE below
+		// then finds no row and the transaction rolls back.
 		b := &pgx.Batch{}
 		b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
 		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
@@ -207,6 +201,13 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = p.event_id AND d.destination_id <> $1)`, id)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id)
+		if err != nil {
+			return fmt.Errorf("delete destination: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
 		}
 		return notifyDestinations(ctx, tx, orgID)
 	})
