@@ -29,7 +29,7 @@ import (
 func (h *Hub) newFanoutRouter() (*message.Router, error) {
 	logger := watermill.NewSlogLogger(h.log)
 	// The batches commit asynchronously (storage.Store.AsyncPool): a batch lost in a database
-	// crash is simply fanned out again, and its deliveries carry the same event ids.
+	// crash is simply fanned out again, and its deliveries get the same ids (outreach.DerivedID).
 	beginner := hookedBeginner{Beginner: wsql.BeginnerFromPgx(h.store.AsyncPool()), onBegin: h.batchBegun, onEnd: h.batchEnded}
 	sub, err := wsql.NewSubscriber(beginner, wsql.SubscriberConfig{
 		ConsumerGroup:  fanoutGroup,
@@ -95,10 +95,10 @@ func (h *Hub) batchBegun(tx pgx.Tx) {
 	}
 }
 
-// hookedBeginner begins the subscriber's batch transactions so that their start and end are seen: the
-// subscriber commits a batch after its last message is acknowledged and does not report whether
-// the commit worked, and the fan-out must know, to start the deliveries it leased in that batch
-// only once they exist (batchEnded).
+// hookedBeginner begins the subscriber's batch transactions so that their start and end are
+// seen: the subscriber commits a batch after its last message is acknowledged and does not report
+// whether the commit worked, and the fan-out must know, to start the deliveries it leased in that
+// batch only once they exist (batchEnded).
 type hookedBeginner struct {
 	wsql.Beginner
 	onBegin func(tx pgx.Tx)
