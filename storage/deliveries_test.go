@@ -2,8 +2,8 @@ package storage_test
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
+	"errors"
 	"testing"
 	"time"
 
