@@ -164,33 +164,12 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dests []string
-	for range 2 {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
-	}
-	fanOut(t, st, org.ID, "x", time.Hour, dests...)
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
-	if err != nil || len(got) != 2 {
-		t.Fatalf("claimed %d (%v), want 2", len(got), err)
-	}
+	org, _, got := claimedToTwoDestinations(t, st)
 	gone := got[0].Target.ID
 	if err := st.DeleteDestination(ctx, org.ID, gone); err != nil {
 		t.Fatal(err)
 	}
-	var recs []storage.AttemptRecord
-	for _, c := range got {
-		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: org.ID, EventID: c.EventID,
-			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
-			StatusCode: 200, Status: storage.DeliverySucceeded, Succeeded: true})
-	}
+	recs := firstAttempts(got, 200, storage.DeliverySucceeded)
 	recs = append(recs, storage.AttemptRecord{DestinationID: gone, OrgID: org.ID, EventID: "evt_test", EventKind: "campaign_started",
 		Attempt: 1, Trigger: storage.TriggerTest, At: time.Now(), URL: "https://example.com", StatusCode: 200})
 	if err := st.RecordAttempts(ctx, recs); err != nil {
@@ -213,30 +192,8 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dests []string
-	for range 2 {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
-	}
-	fanOut(t, st, org.ID, "y", time.Hour, dests...)
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
-	if err != nil || len(got) != 2 {
-		t.Fatalf("claimed %d (%v)", len(got), err)
-	}
-	var recs []storage.AttemptRecord
-	for _, c := range got {
-		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: org.ID, EventID: c.EventID,
-			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
-			StatusCode: 500, Status: storage.DeliveryFailed})
-	}
-	if err := st.RecordAttempts(ctx, recs); err != nil {
+	org, dests, got := claimedToTwoDestinations(t, st)
+	if err := st.RecordAttempts(ctx, firstAttempts(got, 500, storage.DeliveryFailed)); err != nil {
 		t.Fatal(err)
 	}
 	count := func(table, where string, arg string) int {
@@ -280,4 +237,40 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	if c, _ := fanOut(t, st, org.ID, "z", time.Hour, dests[0]); c != 0 {
 		t.Errorf("fan-out wrote %d deliveries to a deleted destination", c)
 	}
+}
+
+// claimedToTwoDestinations makes an organization with two destinations, fans one event out to
+// both and claims the two deliveries.
+func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string, []storage.ClaimedDelivery) {
+	t.Helper()
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for range 2 {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+	fanOut(t, st, org.ID, "e", time.Hour, dests...)
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d (%v), want 2", len(got), err)
+	}
+	return org, dests, got
+}
+
+// firstAttempts is a first, scheduled attempt of each claimed delivery, all with one outcome.
+func firstAttempts(cs []storage.ClaimedDelivery, code int, status string) []storage.AttemptRecord {
+	var recs []storage.AttemptRecord
+	for _, c := range cs {
+		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID,
+			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
+			StatusCode: code, Status: status, Succeeded: code/100 == 2})
+	}
+	return recs
 }
