@@ -41,7 +41,7 @@ type Store struct {
 	// costs at most work done again, never a business fact: the per-minute request counters, and
 	// the delivery hub's own bookkeeping (fan-out batches, claims, attempt records), whose loss
 	// means an event is fanned out or sent again — at least once, as promised, with the same
-	// event id for receivers to drop. Each keyed request bumps one hot counter row, and a
+	// webhook-id for receivers to drop (delivery ids derive from event and destination). Each keyed request bumps one hot counter row, and a
 	// synchronous commit held that row's lock through a disk flush; the hub committed several
 	// times per batch of deliveries, each waiting for the disk behind the business commits.
 	// Commits stay atomic and in order; only the last fraction of a second of them can vanish,
