@@ -125,7 +125,7 @@ func benchStages(b *testing.B, dests, deliveries int) {
 	b.ReportMetric(end.Sub(start).Seconds(), "total_s")
 }
 
-func counter(b *testing.B, reg *prometheus.Registry, name string) float64 {
+func counter(b testing.TB, reg *prometheus.Registry, name string) float64 {
 	b.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {

@@ -247,10 +247,13 @@ func (h *Hub) fanOut(msg *message.Message) error {
 		// Not expected (the rows are the subscriber's own batch), but never lose the message.
 		rows = []storage.OutboxRow{{UUID: msg.UUID, Payload: msg.Payload, EmittedAt: msg.Metadata.Get(storage.MetaEmittedAt)}}
 	}
-	leased, err := h.fanOutRows(ctx, ptx.Tx, rows)
+	// Events this process handed off right after their commit (handoff.go) are only acknowledged.
+	todo := h.handoff.notDone(rows)
+	leased, err := h.fanOutRows(ctx, ptx.Tx, todo)
 	if err != nil {
 		return err
 	}
+	h.metrics.events.WithLabelValues(pathOutbox).Add(float64(len(todo)))
 	b.leased = append(b.leased, leased...)
 	for _, r := range rows {
 		if r.UUID != msg.UUID {

@@ -159,6 +159,7 @@ type Hub struct {
 	recorder *recorder
 	cache    *destinationCache
 	batch    batchState
+	handoff  *handoff
 
 	wakeOutbox, wakeFirst, wakeRetry chan struct{}
 
@@ -187,9 +188,10 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	}
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
-		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
-		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
-		cache:  newDestinationCache(cfg.DestinationCacheTTL),
+		policy:  policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
+		sched:   newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
+		cache:   newDestinationCache(cfg.DestinationCacheTTL),
+		handoff: newHandoff(),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
 		wakeOutbox: make(chan struct{}, 1), wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
 	}
@@ -206,7 +208,7 @@ func (h *Hub) wake(ch chan struct{}) func() {
 	}
 }
 
-// Run runs the listener, the fan-out, both dispatch loops, the recorder and the gauges until ctx
+// Run runs the listener, the fan-out and the direct hand-off, both dispatch loops, the recorder and the gauges until ctx
 // ends. Attempts in flight then finish (each is bounded by the timeout) and are recorded.
 func (h *Hub) Run(ctx context.Context) error {
 	h.runMu.Lock()
@@ -240,6 +242,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 	run("listener", h.listen)
 	run("fan-out", func(ctx context.Context) error { return router.Run(ctx) })
+	run("hand-off", h.runHandoff)
 	run("first-attempt dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, false) })
 	run("retry dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, true) })
 	run("stats", h.stats)

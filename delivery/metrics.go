@@ -12,6 +12,12 @@ const (
 	resultTest    = "test"    // a Test-button send, whatever its outcome
 )
 
+// Fan-out paths (label "path" of outreachd_delivery_fanout_events_total).
+const (
+	pathHandoff = "handoff"
+	pathOutbox  = "outbox"
+)
+
 // metrics are the hub's Prometheus series. Every name is listed in dashboards/ and checked there
 // by TestDashboardsNameExportedMetrics.
 type metrics struct {
@@ -19,6 +25,7 @@ type metrics struct {
 	outcomes      *prometheus.CounterVec   // event_kind, destination_kind, outcome (succeeded|failed)
 	duration      *prometheus.HistogramVec // destination_kind
 	lag           prometheus.Histogram
+	events        *prometheus.CounterVec // path: handoff|outbox
 	created       prometheus.Counter
 	collapsed     prometheus.Counter
 	poison        prometheus.Counter
@@ -48,6 +55,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "From the commit of an event to a destination's 2xx receipt of it.",
 			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200},
 		}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "outreachd_delivery_fanout_events_total",
+			Help: "Events fanned out, by path: handoff (by this process right after its own commit) or outbox (read by the outbox consumer).",
+		}, []string{"path"}),
 		created: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "outreachd_delivery_fanout_deliveries_total",
 			Help: "Deliveries created by the fan-out (one per event and matching destination).",
@@ -77,7 +88,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Attempts in flight in this process, by budget (first, retry).",
 		}, []string{"budget"}),
 	}
-	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.created, m.collapsed,
+	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.events, m.created, m.collapsed,
 		m.poison, m.queueDepth, m.oldestPending, m.failing, m.inFlight} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -90,6 +101,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	for _, k := range []string{"https", "slack"} {
 		m.failing.WithLabelValues(k)
 		m.duration.WithLabelValues(k)
+	}
+	for _, p := range []string{pathHandoff, pathOutbox} {
+		m.events.WithLabelValues(p)
 	}
 	for _, b := range []string{"first", "retry"} {
 		m.inFlight.WithLabelValues(b)

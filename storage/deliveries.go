@@ -82,9 +82,14 @@ func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created
 
 // InsertResult is what InsertDeliveryBatch wrote.
 type InsertResult struct {
-	Created   int             // deliveries written
-	Collapsed int             // deliveries not written: an identical payload was seen within the window
-	Leased    map[string]bool // ids of the written deliveries that were leased at birth
+	Created   int // deliveries written
+	Collapsed int // deliveries not written: an identical payload was seen within the window
+	// Existing counts deliveries not written because they were already there: the event was
+	// fanned out before (a batch read again after a crash, or handed off directly and then read
+	// from the outbox by another process). A pass racing the one that writes them may count
+	// them as collapsed instead: it cannot see a row committed after its statement began.
+	Existing int
+	Leased   map[string]bool // ids of the written deliveries that were leased at birth
 }
 
 // InsertDeliveryBatch writes the deliveries of many events in tx in one round trip (one
@@ -137,7 +142,6 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries, le
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SAVEPOINT insert_deliveries`)
-	var kept int
 	var leasedIDs []string
 	b.Queue(`
 WITH ev AS (
@@ -151,7 +155,10 @@ WITH ev AS (
     WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
+    -- In key order, so two statements writing the same keys (the fan-out of a batch and the
+    -- direct hand-off of one of its events) take them in the same order and cannot deadlock.
     SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
+    ORDER BY destination_id, dedupe_key
     ON CONFLICT (destination_id, dedupe_key) DO UPDATE
         SET delivery_id = EXCLUDED.delivery_id, expires_at = EXCLUDED.expires_at
         WHERE dd.expires_at <= now()
@@ -169,12 +176,15 @@ WITH ev AS (
     SELECT e.event_id, e.payload FROM ev e WHERE e.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )
-SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int,
+SELECT (SELECT count(*) FROM ins)::int,
+       -- written before (by an earlier pass over the same event): not a collapsed payload
+       (SELECT count(*) FROM input i WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.id = i.delivery_id)
+           AND EXISTS (SELECT 1 FROM deliveries d WHERE d.id = i.delivery_id))::int,
        coalesce((SELECT array_agg(id) FROM ins WHERE leased), '{}'),
        CASE WHEN EXISTS (SELECT 1 FROM ins WHERE NOT leased) THEN pg_notify('deliveries', '') END`,
 		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow, leased, lease,
 	).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&res.Created, &kept, &leasedIDs, nil)
+		return row.Scan(&res.Created, &res.Existing, &leasedIDs, nil)
 	})
 	b.Queue(`RELEASE SAVEPOINT insert_deliveries`)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -183,7 +193,7 @@ SELECT (SELECT count(*) FROM ins)::int, (SELECT count(*) FROM kept)::int,
 		}
 		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
 	}
-	res.Collapsed += len(ids) - kept
+	res.Collapsed += len(ids) - res.Created - res.Existing
 	for _, id := range leasedIDs {
 		res.Leased[id] = true
 	}

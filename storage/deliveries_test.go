@@ -243,6 +243,18 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 // both and claims the two deliveries.
 func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string, []storage.ClaimedDelivery) {
 	t.Helper()
+	org, dests := twoDestinations(t, st)
+	fanOut(t, st, org.ID, "e", time.Hour, dests...)
+	got, err := st.ClaimDue(context.Background(), storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d (%v), want 2", len(got), err)
+	}
+	return org, dests, got
+}
+
+// twoDestinations makes an organization with two enabled https destinations.
+func twoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string) {
+	t.Helper()
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
@@ -256,12 +268,7 @@ func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []s
 		}
 		dests = append(dests, d.ID)
 	}
-	fanOut(t, st, org.ID, "e", time.Hour, dests...)
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
-	if err != nil || len(got) != 2 {
-		t.Fatalf("claimed %d (%v), want 2", len(got), err)
-	}
-	return org, dests, got
+	return org, dests
 }
 
 // firstAttempts is a first, scheduled attempt of each claimed delivery, all with one outcome.

@@ -34,8 +34,9 @@ func OutboxSchema() wsql.SchemaAdapter {
 func OutboxOffsets() wsql.OffsetsAdapter { return wsql.DefaultPostgreSQLOffsetsAdapter{} }
 
 // OutboxRowOf is a row the outbox subscriber read, as the fan-out uses it.
-func OutboxRowOf(r wsql.Row) OutboxRow {
-	m := r.Msg
+func OutboxRowOf(r wsql.Row) OutboxRow { return outboxRowOf(r.Msg) }
+
+func outboxRowOf(m *message.Message) OutboxRow {
 	return OutboxRow{UUID: m.UUID, Payload: m.Payload, EmittedAt: m.Metadata.Get(MetaEmittedAt),
 		OrgID: m.Metadata.Get(MetaOrgID), Kind: m.Metadata.Get(MetaEventKind)}
 }
@@ -43,37 +44,40 @@ func OutboxRowOf(r wsql.Row) OutboxRow {
 // publishBatch bounds one INSERT's parameter count (4 per message, PostgreSQL allows 65535).
 const publishBatch = 1000
 
-func publishEvents(ctx context.Context, tx pgx.Tx, events []outreach.Event) error {
+// publishEvents writes events to the outbox in tx and returns them as the fan-out reads them.
+func publishEvents(ctx context.Context, tx pgx.Tx, events []outreach.Event) ([]OutboxRow, error) {
 	if len(events) == 0 {
-		return nil
+		return nil, nil
 	}
 	pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: OutboxSchema()}, watermill.NopLogger{})
 	if err != nil {
-		return fmt.Errorf("outbox publisher: %w", err)
+		return nil, fmt.Errorf("outbox publisher: %w", err)
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	msgs := make([]*message.Message, 0, len(events))
+	rows := make([]OutboxRow, 0, len(events))
 	for _, ev := range events {
 		if err := ev.Validate(); err != nil {
-			return fmt.Errorf("outbox: event %s: %w", ev.Kind, err)
+			return nil, fmt.Errorf("outbox: event %s: %w", ev.Kind, err)
 		}
 		body, err := json.Marshal(ev)
 		if err != nil {
-			return fmt.Errorf("outbox: encode %s: %w", ev.Kind, err)
+			return nil, fmt.Errorf("outbox: encode %s: %w", ev.Kind, err)
 		}
 		m := message.NewMessageWithContext(ctx, ev.ID, body)
 		m.Metadata.Set(MetaOrgID, ev.OrgID)
 		m.Metadata.Set(MetaEventKind, string(ev.Kind))
 		m.Metadata.Set(MetaEmittedAt, now)
 		msgs = append(msgs, m)
+		rows = append(rows, outboxRowOf(m))
 	}
 	for start := 0; start < len(msgs); start += publishBatch {
 		end := min(start+publishBatch, len(msgs))
 		if err := pub.Publish(EventsTopic, msgs[start:end]...); err != nil {
-			return fmt.Errorf("outbox: publish: %w", err)
+			return nil, fmt.Errorf("outbox: publish: %w", err)
 		}
 	}
-	return nil
+	return rows, nil
 }
 
 // initOutbox creates the outbox table once at start-up (watermill refuses to do it inside a

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,9 @@ type Store struct {
 	// Commits stay atomic and in order; only the last fraction of a second of them can vanish,
 	// and only if PostgreSQL crashes. Business transactions (InTx) always commit synchronously.
 	async *pgxpool.Pool
+	// committed, when set, is handed every business transaction's events right after its commit
+	// (Store.OnCommit).
+	committed atomic.Pointer[CommitHook]
 	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
 	wake      chan struct{}
 	stop      chan struct{}
@@ -160,19 +164,38 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	if err := publishEvents(ctx, ptx, tx.events); err != nil {
+	rows, err := publishEvents(ctx, ptx, tx.events)
+	if err != nil {
 		return err
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if len(tx.events) > 0 {
-		select {
-		case s.wake <- struct{}{}:
-		default: // a wake-up is already owed; it will cover this commit too
-		}
+	if len(rows) == 0 {
+		return nil
+	}
+	if hook := s.committed.Load(); hook != nil && (*hook)(rows) {
+		return nil // taken in hand; the outbox consumer needs no wake-up for them
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already owed; it will cover this commit too
 	}
 	return nil
+}
+
+// CommitHook receives the events of a business transaction right after it committed, in the
+// committing goroutine, and must not block. It returns whether it took them in hand; when it did,
+// InTx sends the outbox consumer no wake-up for them (it still finds them on its next read, and
+// must then be able to tell they were handled).
+type CommitHook func(rows []OutboxRow) bool
+
+// OnCommit installs h as the store's commit hook (the delivery hub's direct hand-off) and returns
+// the function that removes it again. One hook at a time: a later call replaces an earlier one.
+func (s *Store) OnCommit(h CommitHook) (remove func()) {
+	p := &h
+	s.committed.Store(p)
+	return func() { s.committed.CompareAndSwap(p, nil) }
 }
 
 // isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).

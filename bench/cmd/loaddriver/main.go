@@ -39,6 +39,7 @@ type options struct {
 	keep           bool
 	trace          string
 	seed           int
+	hold           time.Duration
 }
 
 func main() {
@@ -54,6 +55,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases")
 	flag.StringVar(&o.trace, "trace", "", "append every latency-phase delivery (dests, arrival Unix ms, latency ms) to this file")
 	flag.IntVar(&o.seed, "seed", 100000, "prospects to seed in -mode seed")
+	flag.DurationVar(&o.hold, "hold", 0, "during the latency phase, once a second hold a transaction id open this long in another database of the server (a long transaction elsewhere)")
 	flag.Parse()
 	for _, s := range strings.Split(*dests, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -261,6 +263,14 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	callsPerSec := float64(o.rate) / float64(o.batch)
 	var rec2 bench.Recorder
 	r2 := result{dests: sc.dests, phase: "latency", offered: fmt.Sprintf("%d events/s (%d lead(s)/call)", o.rate, o.batch)}
+	if o.hold > 0 {
+		r2.offered += fmt.Sprintf(", a %s transaction elsewhere every second", o.hold)
+		stopHold, err := holdTransactions(sc.db.base, o.hold)
+		if err != nil {
+			return r1, result{}, 0, err
+		}
+		defer stopHold()
+	}
 	r2.load[0] = bench.LoadAvg()
 	r2.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {

@@ -207,3 +207,34 @@ func (d *database) settle(ctx context.Context, limit time.Duration) (time.Durati
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// holdTransactions stands for a long transaction elsewhere on the server (a report, a bulk load,
+// another application's database): once a second, on a connection to base (not the scenario's
+// database), it takes a transaction id and keeps it for hold. PostgreSQL's snapshot horizon is
+// cluster-wide, so such a transaction holds back every reader that waits for it. stop ends it.
+func holdTransactions(base string, hold time.Duration) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := pgx.Connect(ctx, base)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("hold: connect to %s: %w", base, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer c.Close(context.Background())
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			if _, err := c.Exec(ctx, fmt.Sprintf(`BEGIN; SELECT pg_current_xact_id(); SELECT pg_sleep(%f); COMMIT`, hold.Seconds())); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "hold: %v\n", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }, nil
+}
