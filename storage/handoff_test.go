@@ -149,7 +149,10 @@ func TestCommitHook(t *testing.T) {
 		t.Errorf("outbox = %+v, %v; the event must be in the outbox too", outbox, err)
 	}
 	remove()
-	if err := st.InTx(ctx, func(tx *storage.Tx) error { tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now())); return nil }); err != nil {
+	if err := st.InTx(ctx, func(tx *storage.Tx) error {
+		tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 {
