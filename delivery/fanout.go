@@ -248,7 +248,7 @@ func (h *Hub) fanOut(msg *message.Message) error {
 		rows = []storage.OutboxRow{{UUID: msg.UUID, Payload: msg.Payload, EmittedAt: msg.Metadata.Get(storage.MetaEmittedAt)}}
 	}
 	// Events this process handed off right after their commit (handoff.go) are only acknowledged.
-	todo := h.handoff.notDone(rows)
+	todo := h.handoff.settle(rows, settleWait)
 	leased, err := h.fanOutRows(ctx, ptx.Tx, todo)
 	if err != nil {
 		return err

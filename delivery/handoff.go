@@ -28,8 +28,14 @@ import (
 // on its next read). The hand-off writes through the asynchronous pool like the fan-out batches:
 // a write lost in a database crash is redone by the consumer with the same ids.
 type handoff struct {
-	mu      sync.Mutex
-	pending []storage.OutboxRow
+	mu        sync.Mutex
+	pending   []storage.OutboxRow
+	pendingAt []time.Time // when each pending event was offered
+	// owned are the events offered and not yet finished (waiting or being written): the outbox
+	// consumer waits for them rather than write them too (settle).
+	owned map[string]struct{}
+	// settled is closed, and replaced, whenever a hand-off statement finishes.
+	settled chan struct{}
 	wake    chan struct{}
 	// done holds the events the hand-off fanned out (committed), until the outbox consumer reads
 	// them or they are older than doneTTL: another process's consumer may be the one that reads
@@ -41,26 +47,39 @@ const (
 	// handoffQueue bounds the events waiting for the hand-off; past it, events are left to the
 	// outbox consumer (a database slower than the commits must not grow memory without bound).
 	handoffQueue = 10_000
+	// handoffLag bounds how far the hand-off may fall behind the commits: while its oldest
+	// waiting event was offered longer ago than this, new events go to the outbox consumer, whose
+	// larger batches catch up (under overload the hub works as it did without a hand-off).
+	handoffLag = time.Second
 	// handoffBatch is the most events one hand-off statement writes.
 	handoffBatch = 500
+	// settleWait bounds how long the outbox consumer waits for the hand-off to finish events it
+	// holds before writing them itself (then both write, and the second finds them there).
+	settleWait = 2 * time.Second
 	// doneCap and doneTTL bound the memory of handed-off events not yet read from the outbox.
 	doneCap = 100_000
 	doneTTL = 2 * time.Minute
 )
 
 func newHandoff() *handoff {
-	return &handoff{wake: make(chan struct{}, 1), done: map[string]time.Time{}}
+	return &handoff{wake: make(chan struct{}, 1), owned: map[string]struct{}{}, settled: make(chan struct{}),
+		done: map[string]time.Time{}}
 }
 
 // offer takes the events of a transaction that just committed; false leaves them to the outbox
 // consumer. It never blocks (storage calls it in the committing request).
 func (q *handoff) offer(rows []storage.OutboxRow) bool {
+	now := time.Now()
 	q.mu.Lock()
-	if len(q.pending)+len(rows) > handoffQueue {
+	if len(q.pending)+len(rows) > handoffQueue || (len(q.pending) > 0 && now.Sub(q.pendingAt[0]) > handoffLag) {
 		q.mu.Unlock()
 		return false
 	}
 	q.pending = append(q.pending, rows...)
+	for _, r := range rows {
+		q.pendingAt = append(q.pendingAt, now)
+		q.owned[r.UUID] = struct{}{}
+	}
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -80,26 +99,60 @@ func (q *handoff) take() []storage.OutboxRow {
 	rows := make([]storage.OutboxRow, n)
 	copy(rows, q.pending)
 	q.pending = append(q.pending[:0], q.pending[n:]...)
+	q.pendingAt = append(q.pendingAt[:0], q.pendingAt[n:]...)
 	return rows
 }
 
-// markDone records events whose deliveries the hand-off committed.
-func (q *handoff) markDone(rows []storage.OutboxRow, now time.Time) {
+// finish ends the hand-off of rows: written (their deliveries committed) or not (left to the
+// outbox consumer), and wakes consumers waiting in settle.
+func (q *handoff) finish(rows []storage.OutboxRow, written bool, now time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, r := range rows {
-		if len(q.done) >= doneCap {
-			return // the rest fall back to a write that finds their deliveries there
+		delete(q.owned, r.UUID)
+		if written && len(q.done) < doneCap { // past the cap: a write that finds the deliveries there
+			q.done[r.UUID] = now
 		}
-		q.done[r.UUID] = now
 	}
+	close(q.settled)
+	q.settled = make(chan struct{})
 }
 
-// notDone returns the rows the hand-off did not fan out, forgetting the ones it did (the outbox
-// consumer reads an event once, or again only after a crash, when a write is harmless).
-func (q *handoff) notDone(rows []storage.OutboxRow) []storage.OutboxRow {
+// settle returns the rows the hand-off did not fan out, forgetting the ones it did (the outbox
+// consumer reads an event once, or again only after a crash, when a write is harmless). Rows the
+// hand-off still holds are waited for, up to wait, so the consumer does not write them too.
+func (q *handoff) settle(rows []storage.OutboxRow, wait time.Duration) []storage.OutboxRow {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	for q.holdsAny(rows) {
+		ch := q.settled
+		q.mu.Unlock()
+		select {
+		case <-ch:
+			q.mu.Lock()
+		case <-deadline.C:
+			q.mu.Lock()
+			return q.notDoneLocked(rows)
+		}
+	}
+	return q.notDoneLocked(rows)
+}
+
+func (q *handoff) holdsAny(rows []storage.OutboxRow) bool {
+	if len(q.owned) == 0 {
+		return false
+	}
+	for _, r := range rows {
+		if _, ok := q.owned[r.UUID]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *handoff) notDoneLocked(rows []storage.OutboxRow) []storage.OutboxRow {
 	if len(q.done) == 0 {
 		return rows
 	}
@@ -151,6 +204,8 @@ func (h *Hub) runHandoff(ctx context.Context) error {
 // this process once it committed. On failure nothing is lost: the outbox consumer is woken and
 // fans the events out itself.
 func (h *Hub) handOff(ctx context.Context, rows []storage.OutboxRow) {
+	written := false
+	defer func() { h.handoff.finish(rows, written, time.Now()) }()
 	err := func() error {
 		tx, err := h.store.AsyncPool().Begin(ctx)
 		if err != nil {
@@ -168,7 +223,7 @@ func (h *Hub) handOff(ctx context.Context, rows []storage.OutboxRow) {
 			}
 			return err
 		}
-		h.handoff.markDone(rows, time.Now())
+		written = true
 		h.metrics.events.WithLabelValues(pathHandoff).Add(float64(len(rows)))
 		h.startLeased(leased)
 		return nil
