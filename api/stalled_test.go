@@ -91,7 +91,8 @@ func TestStalledLeads(t *testing.T) {
 		}
 		last, _ := time.Parse("2006-01-02T15:04:05.000Z", ten["last_activity_at"].(string))
 		stalled, _ := time.Parse("2006-01-02T15:04:05.000Z", ten["last_stalled_at"].(string))
-		// The running engine's stall watcher may have recorded this stall meanwhile.
+		// The running engine's stall watcher may record this stall at any moment, before the GET
+		// (the answer then shows the row's time) or after it (the answer was computed without it).
 		var recorded []time.Time
 		rows, err := e.db.Query(context.Background(), `SELECT stalled_at FROM stalls WHERE prospect_id = $1`, p10)
 		if err != nil {
@@ -103,11 +104,12 @@ func TestStalledLeads(t *testing.T) {
 			recorded = append(recorded, at)
 		}
 		rows.Close()
-		switch {
-		case len(recorded) == 0 && stalled.Sub(last) != 5*day:
-			t.Fatalf("last_stalled_at without a stall row = last activity + threshold, got +%s", stalled.Sub(last))
-		case len(recorded) == 1 && !stalled.Equal(recorded[0].Truncate(time.Millisecond)):
-			t.Fatalf("last_stalled_at %s, stall row says %s", stalled, recorded[0])
+		if len(recorded) > 1 {
+			t.Fatalf("%d stall rows for one stall", len(recorded))
+		}
+		fromRow := len(recorded) == 1 && stalled.Equal(recorded[0].Truncate(time.Millisecond))
+		if !fromRow && stalled.Sub(last) != 5*day {
+			t.Fatalf("last_stalled_at %s: neither last activity + threshold (+%s) nor the stall row %v", stalled, stalled.Sub(last), recorded)
 		}
 		if six["last_stalled_at"] != stalledAt.Format("2006-01-02T15:04:05.000Z") {
 			t.Fatalf("last_stalled_at from the stall row: %v, want %v", six["last_stalled_at"], stalledAt)
