@@ -22,10 +22,11 @@ import (
 // transaction, and its consumer still reads every event. A delivery's id derives from (event,
 // destination) and the table is unique on it, so whichever of the two writes an event's deliveries
 // first is the only one that writes them, and only the writer starts their sends. The consumer
-// passes over the events this process handed off (handoff.done) without a statement; an event the
-// hand-off could not take — its queue full, its statement failed, the process killed after the
-// business commit — is fanned out by the consumer as before (it is then woken, or finds the event
-// on its next read). The hand-off writes through the asynchronous pool like the fan-out batches:
+// passes over the events this process handed off (handoff.done) without a statement, and waits a
+// little for those the hand-off still holds (settle) rather than write them too; an event the
+// hand-off could not take — its queue full or behind, its statement failed, the process killed
+// after the business commit — is fanned out by the consumer as before (it is then woken, or finds
+// the event on its next read). The hand-off writes through the asynchronous pool like the fan-out batches:
 // a write lost in a database crash is redone by the consumer with the same ids.
 type handoff struct {
 	mu        sync.Mutex

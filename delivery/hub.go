@@ -208,8 +208,9 @@ func (h *Hub) wake(ch chan struct{}) func() {
 	}
 }
 
-// Run runs the listener, the fan-out and the direct hand-off, both dispatch loops, the recorder and the gauges until ctx
-// ends. Attempts in flight then finish (each is bounded by the timeout) and are recorded.
+// Run runs the listener, the fan-out and the direct hand-off, both dispatch loops, the recorder
+// and the gauges until ctx ends. Attempts in flight then finish (each is bounded by the timeout)
+// and are recorded.
 func (h *Hub) Run(ctx context.Context) error {
 	h.runMu.Lock()
 	if h.running {
