@@ -157,6 +157,7 @@ type result struct {
 	pushFails int
 	cpu       *bench.CPUShare
 	load      [2]string // 1-minute load average before and after
+	paths     string    // events fanned out in the phase by path (the server's metric)
 }
 
 func runDelivery(bin, base string, o options) {
@@ -220,6 +221,10 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	var rec bench.Recorder
 	var next atomic.Int64
 	r1.load[0] = bench.LoadAvg()
+	paths0, err := sc.srv.fanoutPaths()
+	if err != nil {
+		return result{}, result{}, 0, err
+	}
 	r1.cpu = bench.StartCPU(pid, sc.db.url)
 	var wg sync.WaitGroup
 	for range o.clients {
@@ -242,6 +247,9 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	recv.waitFor(tp, r1.expected, 60*time.Second)
 	r1.cpu.Stop()
 	r1.load[1] = bench.LoadAvg()
+	if r1.paths, paths0, err = pathsSince(sc.srv, paths0); err != nil {
+		return r1, result{}, 0, err
+	}
 	var first error
 	r1.push, r1.pushFails, first = rec.Result()
 	r1.fig = recv.figures(tp)
@@ -272,6 +280,9 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 		defer stopHold()
 	}
 	r2.load[0] = bench.LoadAvg()
+	if _, paths0, err = pathsSince(sc.srv, paths0); err != nil { // not the background work between the phases
+		return r1, result{}, 0, err
+	}
 	r2.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
 		if err := sc.client.PushLeads(ctx, lt, "lt-"+sc.db.name, i*o.batch, o.batch); err != nil {
@@ -284,6 +295,9 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 	recv.waitFor(lt, r2.expected, 60*time.Second)
 	r2.cpu.Stop()
 	r2.load[1] = bench.LoadAvg()
+	if r2.paths, _, err = pathsSince(sc.srv, paths0); err != nil {
+		return r1, r2, 0, err
+	}
 	r2.push, r2.pushFails, first = rec2.Result()
 	r2.fig = recv.figures(lt)
 	if o.trace != "" {
@@ -321,7 +335,20 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "- %d destination(s), %s: %s; machine load average %s → %s\n", r.dests, r.phase, r.cpu, r.load[0], r.load[1])
 	}
+	b.WriteString("\nEvents fanned out in each phase, by path (`outreachd_delivery_fanout_events_total`: handoff = right after their commit, outbox = by the outbox consumer; every event counts, also those no destination selected, such as the enrichment's):\n\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %d destination(s), %s: %s\n", r.dests, r.phase, r.paths)
+	}
 	return b.String()
+}
+
+// pathsSince reads the server's fan-out path counters and describes what was added since before.
+func pathsSince(s *server, before map[string]float64) (string, map[string]float64, error) {
+	now, err := s.fanoutPaths()
+	if err != nil {
+		return "", nil, err
+	}
+	return fmt.Sprintf("handoff %.0f, outbox %.0f", now["handoff"]-before["handoff"], now["outbox"]-before["outbox"]), now, nil
 }
 
 // writeSection replaces the text between the loaddriver markers of path (appending a marked
