@@ -50,10 +50,10 @@ func TestHandoffDoesNotWaitForTheOutboxHorizon(t *testing.T) {
 	if err := other.InTx(ctx, func(tx *storage.Tx) error { tx.Emit(viaOutbox); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	got := rc.waitFor(t, 15*time.Second, "the event committed through another store", atLeast(2))
+	rc.waitFor(t, 15*time.Second, "the event committed through another store", atLeast(2))
 	e.waitFinished(t, d.ID, 2, 15*time.Second)
 	time.Sleep(200 * time.Millisecond) // a second send of the first event would arrive about now
-	got = rc.requests()
+	got := rc.requests()
 	count := map[string]int{}
 	for _, r := range got {
 		count[r.campaignID()]++
