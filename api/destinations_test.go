@@ -166,6 +166,7 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 		{"userinfo", "POST", "", map[string]any{"url": "https://u:p@example.com/x"}, "user info"},
 		{"unknown field", "POST", "", map[string]any{"url": "https://example.com", "colour": "red"}, `unknown field "colour"`},
 		{"malformed json", "POST", "", `{"url": `, "malformed JSON"},
+		{"array body", "POST", "", `[]`, "request body must be an object (JSON), got array"},
 		{"empty secret", "POST", "", map[string]any{"url": "https://example.com", "secret": ""}, "secret: must not be empty"},
 		{"secret with space", "POST", "", map[string]any{"url": "https://example.com", "secret": "a b"}, "secret: must not contain whitespace"},
 		{"https with slack channel", "POST", "", map[string]any{"url": "https://example.com", "slack_channel": "#x"}, "only for a slack destination"},

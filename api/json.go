@@ -61,7 +61,7 @@ func describeJSONError(err error) string {
 		return "malformed JSON at byte " + strconv.FormatInt(syn.Offset, 10) + ": " + syn.Error()
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return "request body must be a JSON " + jsonKind(typ.Type.Kind().String()) + ", got " + typ.Value
+			return "request body must be " + jsonKind(typ.Type.Kind().String()) + " (JSON), got " + typ.Value
 		}
 		return "field " + strconv.Quote(typ.Field) + " must be " + jsonKind(typ.Type.Kind().String()) + ", got " + typ.Value
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):

@@ -326,7 +326,7 @@ func (h *Hub) deliverOne(ctx context.Context, c storage.ClaimedDelivery) {
 	at := time.Now()
 	res := h.attempt(context.WithoutCancel(ctx), c.Target, c.ID, c.EventKind, c.Payload, at)
 	attempt := c.Attempts + 1
-	v := h.policy.decide(attempt, c.MaxAttempts, attemptResult{OK: res.OK, Gone: res.Gone, RetryAfter: res.RetryAfter}, time.Now())
+	v := h.policy.decide(attempt, c.MaxAttempts, attemptResult{OK: res.OK, RetryAfter: res.RetryAfter}, time.Now())
 	rec := storage.AttemptRecord{
 		DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID, EventKind: c.EventKind,
 		Attempt: attempt, Trigger: c.Trigger, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,

@@ -93,9 +93,9 @@ func TestDeliveryFailures(t *testing.T) {
 			attempts: 1, code: 0, errSubstr: "timeout",
 		},
 		{
-			name:     "410 fails at once",
+			name:     "410 is retried like any non-2xx (api-v1 §6.4)",
 			handle:   func(w http.ResponseWriter, _ *http.Request, _ int) { w.WriteHeader(http.StatusGone) },
-			attempts: 1, code: 410, errSubstr: "HTTP 410",
+			attempts: 4, code: 410, errSubstr: "HTTP 410",
 		},
 		{
 			name: "429 with Retry-After is honoured within the schedule",

@@ -17,7 +17,6 @@ type policy struct {
 // attemptResult is what the policy needs to know of one attempt.
 type attemptResult struct {
 	OK         bool
-	Gone       bool          // 410: the receiver says the endpoint is gone
 	RetryAfter time.Duration // from Retry-After on a 429/503
 }
 
@@ -30,7 +29,6 @@ type verdict struct {
 // decide applies the rules after attempt number `attempt` (1-based, counted over the delivery's
 // life) of a delivery allowed maxAttempts in total, at time now:
 //   - a 2xx succeeds;
-//   - a 410 fails at once (the destination is gone);
 //   - when the budget is spent, the delivery fails;
 //   - else the next attempt waits the schedule's delay for it, ±jitter; a Retry-After is honoured
 //     within the schedule: the wait is the larger of the two, but never longer than the
@@ -42,7 +40,7 @@ func (p policy) decide(attempt, maxAttempts int, res attemptResult, now time.Tim
 	switch {
 	case res.OK:
 		return verdict{Status: storage.DeliverySucceeded}
-	case res.Gone, attempt >= maxAttempts:
+	case attempt >= maxAttempts:
 		return verdict{Status: storage.DeliveryFailed}
 	}
 	inBudget := attempt - (maxAttempts - len(p.schedule))

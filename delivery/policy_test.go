@@ -25,7 +25,6 @@ func TestPolicyDecide(t *testing.T) {
 		{"first failure waits the second delay", 1, 4, attemptResult{}, 0.5, storage.DeliveryPending, 30 * time.Second},
 		{"third failure waits the fourth delay", 3, 4, attemptResult{}, 0.5, storage.DeliveryPending, 30 * time.Minute},
 		{"fourth failure is final", 4, 4, attemptResult{}, 0.5, storage.DeliveryFailed, 0},
-		{"410 is final at once", 1, 4, attemptResult{Gone: true}, 0.5, storage.DeliveryFailed, 0},
 		{"jitter low end", 1, 4, attemptResult{}, 0, storage.DeliveryPending, 27 * time.Second},
 		{"jitter high end", 1, 4, attemptResult{}, 0.999999999, storage.DeliveryPending, 33 * time.Second},
 		{"Retry-After longer than the delay wins", 1, 4, attemptResult{RetryAfter: 2 * time.Minute}, 0.5, storage.DeliveryPending, 2 * time.Minute},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"outreachd/adapters/slack"
@@ -28,7 +27,6 @@ type sendResult struct {
 	Body       string
 	Duration   time.Duration
 	RetryAfter time.Duration
-	Gone       bool
 	OK         bool
 }
 
@@ -56,7 +54,7 @@ func (h *Hub) attemptHTTPS(ctx context.Context, t storage.DeliveryTarget, delive
 	hdr.Set(HeaderEvent, kind)
 	r := h.webhook.Send(ctx, webhook.Request{URL: t.URL, Body: payload, Header: hdr})
 	return sendResult{URL: t.URL, StatusCode: r.StatusCode, Error: r.Error, Body: r.Body, Duration: r.Duration,
-		RetryAfter: r.RetryAfter, Gone: r.Gone, OK: r.OK}
+		RetryAfter: r.RetryAfter, OK: r.OK}
 }
 
 func (h *Hub) attemptSlack(ctx context.Context, t storage.DeliveryTarget, payload []byte) sendResult {
@@ -99,7 +97,6 @@ func (h *Hub) attemptSlack(ctx context.Context, t storage.DeliveryTarget, payloa
 	default:
 		res.Error = err.Error()
 	}
-	res.Gone = r.StatusCode == http.StatusGone
 	return res
 }
 

@@ -78,6 +78,9 @@ func (g Guard) CheckURL(ctx context.Context, rawURL string) error {
 			return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
 		}
 	default:
+		if g.AllowPrivate {
+			return fmt.Errorf("%w: must be an absolute https:// (or, with private destinations allowed, http://) URL", ErrInvalidURL)
+		}
 		return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
 	}
 	if u.User != nil {

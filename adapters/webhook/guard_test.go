@@ -150,6 +150,10 @@ func TestCheckURL(t *testing.T) {
 	if err := lax.CheckURL(ctx, "http://u:p@localhost/"); !errors.Is(err, ErrInvalidURL) {
 		t.Errorf("AllowPrivate still refuses userinfo, got %v", err)
 	}
+	// With http allowed, "scheme must be https" would mislead; the message says what is accepted.
+	if err := lax.CheckURL(ctx, "not-a-url"); !errors.Is(err, ErrInvalidURL) || !strings.Contains(err.Error(), "http://") {
+		t.Errorf("AllowPrivate CheckURL(not-a-url) = %v, want an invalid URL naming http:// as accepted", err)
+	}
 }
 
 func TestCheckURLNamesHostAndAddress(t *testing.T) {

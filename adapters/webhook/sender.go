@@ -148,7 +148,6 @@ type Result struct {
 	Body       string        // response body excerpt, valid UTF-8
 	Duration   time.Duration // from start to excerpt read
 	RetryAfter time.Duration // from Retry-After on 429/503; 0 when absent
-	Gone       bool          // 410: the receiver says the endpoint is gone
 	OK         bool          // 2xx
 }
 
@@ -193,7 +192,6 @@ func (s *Sender) send(parent context.Context, req Request) Result {
 		res.Error = fmt.Sprintf("redirect (%d) not followed", code)
 	default:
 		res.Error = fmt.Sprintf("HTTP %d", code)
-		res.Gone = code == http.StatusGone
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			res.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		}

@@ -84,7 +84,6 @@ func TestSendFailures(t *testing.T) {
 		code    int
 		errText string
 		retry   func(time.Duration) bool
-		gone    bool
 	}{
 		{
 			name:    "500",
@@ -121,7 +120,7 @@ func TestSendFailures(t *testing.T) {
 		{
 			name:    "410",
 			handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(410) },
-			code:    410, errText: "HTTP 410", gone: true,
+			code:    410, errText: "HTTP 410",
 		},
 	}
 	s := localSender(t, Config{})
@@ -129,7 +128,7 @@ func TestSendFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rcv := newReceiver(t, c.handler)
 			res := s.Send(context.Background(), Request{URL: rcv.URL, Body: []byte(`{}`)})
-			if res.OK || res.StatusCode != c.code || res.Error != c.errText || res.Gone != c.gone {
+			if res.OK || res.StatusCode != c.code || res.Error != c.errText {
 				t.Fatalf("got %+v", res)
 			}
 			if c.retry != nil && !c.retry(res.RetryAfter) {
