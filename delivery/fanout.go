@@ -431,9 +431,16 @@ func (h *Hub) newDeliveries(ctx context.Context, tx pgx.Tx, ev outreach.Event, p
 // the organization and `data`, canonically encoded (sorted keys). The timestamp is left out on
 // purpose: the same fact emitted twice (a retried job, a double click) carries two timestamps,
 // and collapsing exactly those is the point. Distinct facts differ in data (ids, texts, times
-// inside blocks), so they never collapse.
+// inside blocks), so they never collapse. The campaign block's stats are left out for the same
+// reason: they are a snapshot of the campaign when the event was emitted, not part of the fact.
 func payloadIdentity(ev outreach.Event) ([]byte, error) {
-	raw, err := json.Marshal(ev.Data)
+	data := ev.Data
+	if c := data.Campaign; c != nil && c.Stats != nil {
+		bare := *c
+		bare.Stats = nil
+		data.Campaign = &bare
+	}
+	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
 	}

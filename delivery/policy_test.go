@@ -69,6 +69,19 @@ func TestPayloadIdentity(t *testing.T) {
 	if !bytes.Equal(id(ev), id(same)) {
 		t.Error("the same fact with another id and timestamp must collapse")
 	}
+	later := outreach.SampleEvent(outreach.EventReplyPositive, "org_a", at)
+	again := outreach.NewEvent(later.Kind, later.OrgID, at.Add(time.Minute), later.Data)
+	moved := *later.Data.Campaign
+	stats := *moved.Stats
+	stats.Replies++
+	moved.Stats = &stats
+	again.Data.Campaign = &moved
+	if !bytes.Equal(id(later), id(again)) {
+		t.Error("the same fact emitted again after the campaign's stats moved must collapse")
+	}
+	if later.Data.Campaign.Stats == nil {
+		t.Error("payloadIdentity changed the event it was given")
+	}
 	for name, e := range map[string]outreach.Event{"org": otherOrg, "kind": otherKind, "data": changed} {
 		if bytes.Equal(id(ev), id(e)) {
 			t.Errorf("another %s must not collapse", name)

@@ -312,8 +312,9 @@ type MessageBlock struct {
 type CampaignBlock struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Stats is required on campaign_started and campaign_completed; other kinds may omit it
-	// because computing it is not free and a reply notification does not need it.
+	// Stats is required on campaign_started and campaign_completed. Producers of other kinds may
+	// leave it out: storage fills it in when the event's transaction commits, so every committed
+	// event with a campaign block carries it (api-v1 §6.3).
 	Stats *CampaignStats `json:"stats,omitempty"`
 }
 

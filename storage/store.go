@@ -164,6 +164,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	if err := fillCampaignStats(ctx, tx); err != nil {
+		return err
+	}
 	rows, err := publishEvents(ctx, ptx, tx.events)
 	if err != nil {
 		return err
