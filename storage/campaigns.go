@@ -366,29 +366,24 @@ const (
 	ActivityConversion         = "conversion"
 )
 
-// campaignStats computes the lifetime totals carried by campaign events.
+// campaignStats computes the lifetime totals carried by campaign events, in one round trip (it
+// runs in every transaction that emits an event tied to a campaign): the prospect counts by
+// status, and the activity counters from the trigger-kept daily rollup (migration 025), which
+// counts the same kinds of the same campaign's activities in a few rows per day.
 func campaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outreach.CampaignStats, error) {
 	st := outreach.CampaignStats{ProspectsByStatus: map[string]int{}}
-	rows, err := tx.Query(ctx, `SELECT status, n FROM prospect_counts WHERE campaign_id = $1 AND n > 0`, campaignID)
-	if err != nil {
-		return st, err
-	}
-	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
-	if err != nil {
-		return st, err
-	}
-	for _, sc := range counts {
-		st.ProspectsByStatus[sc.Status] = sc.N
-		st.Prospects += sc.N
-	}
-	// The activity counters from the trigger-kept daily rollup (migration 025), which counts the
-	// same kinds of the same campaign's activities: a few rows per day instead of every activity.
-	err = tx.QueryRow(ctx, `SELECT coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
+	err := tx.QueryRow(ctx, `SELECT
+		(SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM prospect_counts
+			WHERE campaign_id = $1 AND org_id = $2 AND n > 0),
+		coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
 		coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
 		coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0)
 		FROM activity_daily WHERE campaign_id = $1 AND org_id = $2`, campaignID, orgID,
-	).Scan(&st.InvitesSent, &st.ConnectionsAccepted, &st.MessagesSent, &st.Replies,
+	).Scan(&st.ProspectsByStatus, &st.InvitesSent, &st.ConnectionsAccepted, &st.MessagesSent, &st.Replies,
 		&st.PositiveReplies, &st.NegativeReplies, &st.Bookings)
+	for _, n := range st.ProspectsByStatus {
+		st.Prospects += n
+	}
 	return st, err
 }
 
