@@ -154,7 +154,8 @@ func TestSimulateErrors(t *testing.T) {
 }
 
 // TestSimulateBeforeAnyInvite: an operator may report a reply from a campaign person the engine
-// has not contacted yet (a paused campaign); it is still a campaign person's reply.
+// has not contacted yet (a paused campaign); it is still a campaign person's reply, and since the
+// campaign is not running, its answer waits for a person instead of being sent.
 func TestSimulateBeforeAnyInvite(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{})
@@ -168,7 +169,7 @@ func TestSimulateBeforeAnyInvite(t *testing.T) {
 		Text: "Sounds interesting, tell me more."}, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	wantKinds(t, w.since(n), "reply_received", "reply_positive")
+	wantKinds(t, w.since(n), "reply_received", "reply_positive", "needs_human")
 	if p := w.prospect(pid); p.Status != "replied" || p.NextStepAt != nil {
 		t.Fatalf("status %s next %v", p.Status, p.NextStepAt)
 	}

@@ -180,6 +180,11 @@ func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *storage.EnginePr
 		e.log.Warn("engine: drafter failed", "prospect", p.ID, "err", plan.draftErr)
 		reason, human, draft = outreach.ReasonNeedsHuman, true, ""
 	}
+	if !human && camp.Status != string(outreach.CampaignActive) {
+		// A campaign that is not running (paused, or not launched yet) sends nothing on its own:
+		// the reply and its draft go to a person, who may still send it.
+		reason, human = outreach.ReasonNeedsHuman, true
+	}
 	if !human {
 		// Re-check the do-not-contact list before anything is sent. A failing check must not
 		// fail the report (the reply itself is recorded), so it runs under a savepoint.
