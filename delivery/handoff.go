@@ -26,8 +26,8 @@ import (
 // little for those the hand-off still holds (settle) rather than write them too; an event the
 // hand-off could not take — its queue full or behind, its statement failed, the process killed
 // after the business commit — is fanned out by the consumer as before (it is then woken, or finds
-// the event on its next read). The hand-off writes through the asynchronous pool like the fan-out batches:
-// a write lost in a database crash is redone by the consumer with the same ids.
+// the event on its next read). The hand-off writes through the asynchronous pool like the fan-out
+// batches: a write lost in a database crash is redone by the consumer with the same ids.
 type handoff struct {
 	mu        sync.Mutex
 	pending   []storage.OutboxRow
