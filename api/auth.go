@@ -58,16 +58,20 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, bucket string) (Principal, spentToken, bool) {
 	key, ok := bearerKey(r)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, codeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
+		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
 		return Principal{}, spentToken{}, false
 	}
 	p, tok, err := s.authenticateAndSpend(r, key, bucket)
 	if errors.Is(err, outreach.ErrNotFound) {
-		writeError(w, http.StatusUnauthorized, codeInvalidAPIKey, "invalid, revoked or expired API key")
+		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "invalid, revoked or expired API key")
 		return Principal{}, spentToken{}, false
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		if plainErrorRoute(r) {
+			s.failPlain(w, r, err)
+		} else {
+			s.fail(w, r, err)
+		}
 		return Principal{}, spentToken{}, false
 	}
 	return p, tok, true

@@ -50,11 +50,32 @@ func TestMeAndAuth(t *testing.T) {
 			if e["code"] != "invalid_api_key" || e["message"] == "" {
 				t.Fatalf("error body %s", r.Body)
 			}
+			// GET /analytics/daily answers every error, this one too, in the plain shape (§7).
+			r = c.Do(t, "GET", "/api/v1/analytics/daily", nil, tc.header...)
+			if msg, plain := r.JSON["error"].(string); r.Status != 401 || !plain || msg == "" {
+				t.Fatalf("GET /analytics/daily: status %d body %s, want 401 {\"error\": \"...\"}", r.Status, r.Body)
+			}
 		})
 	}
 
 	if r := org.Read.Do(t, "GET", "/api/v1/nope", nil); r.Status != 404 {
 		t.Fatalf("unknown path: %d", r.Status)
+	}
+	// A known path with another method is 405 naming the methods it takes, wherever the route
+	// sits among the router's routes.
+	for _, tc := range []struct{ method, path, allow string }{
+		{"POST", "/api/v1/me", "GET"},
+		{"POST", "/api/v1/analytics/daily", "GET"},
+		{"DELETE", "/api/v1/blacklist", "GET, POST"},
+		{"PUT", "/api/v1/campaigns", "GET, POST"},
+		{"GET", "/api/v1/inbox/stop", "POST"},
+		{"GET", "/api/webhooks/conversions", "POST"},
+	} {
+		r := org.Write.Do(t, tc.method, tc.path, nil)
+		e, _ := r.JSON["error"].(map[string]any)
+		if r.Status != 405 || e["code"] != "invalid_request" || r.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d Allow %q %s, want 405 invalid_request Allow %q", tc.method, tc.path, r.Status, r.Header.Get("Allow"), r.Body, tc.allow)
+		}
 	}
 }
 

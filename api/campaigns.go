@@ -154,10 +154,6 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 	if err := decodeStrict(body, &req); err != nil {
 		return storage.NewCampaign{}, nil, err
 	}
-	// PostgreSQL text and jsonb cannot hold U+0000; refusing it here keeps it from becoming a 500.
-	if err := rejectNUL(body); err != nil {
-		return storage.NewCampaign{}, nil, err
-	}
 	var in storage.NewCampaign
 	if req.Name == nil {
 		return in, nil, fmt.Errorf("name is required: %w", outreach.ErrInvalid)
@@ -207,40 +203,6 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 		}
 	}
 	return in, stripped, nil
-}
-
-// rejectNUL refuses a JSON body holding U+0000 in any string or key.
-func rejectNUL(body []byte) error {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("malformed JSON: %w", outreach.ErrInvalid)
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch x := v.(type) {
-		case string:
-			return strings.ContainsRune(x, 0)
-		case []any:
-			for _, e := range x {
-				if walk(e) {
-					return true
-				}
-			}
-		case map[string]any:
-			for k, e := range x {
-				if strings.ContainsRune(k, 0) || walk(e) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if walk(v) {
-		return fmt.Errorf("request body contains a NUL character (\\u0000), which is not allowed: %w", outreach.ErrInvalid)
-	}
-	return nil
 }
 
 func (s *Server) duplicateCampaign(w http.ResponseWriter, r *http.Request) {

@@ -69,6 +69,22 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 	writeJSON(w, status, map[string]string{"error": message})
 }
 
+// plainErrorRoute reports the endpoints whose every error, 401 included, uses the plain shape
+// (api-v1 §7, decisions §3): GET /analytics/daily and POST /api/webhooks/conversions.
+func plainErrorRoute(r *http.Request) bool {
+	return (r.Method == http.MethodGet && r.URL.Path == "/api/v1/analytics/daily") ||
+		(r.Method == http.MethodPost && r.URL.Path == "/api/webhooks/conversions")
+}
+
+// writeErrorFor answers in the shape r's endpoint uses.
+func writeErrorFor(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	if plainErrorRoute(r) {
+		writePlainError(w, status, message)
+		return
+	}
+	writeError(w, status, code, message)
+}
+
 // classify is the one mapping from errors to HTTP: status, code and a message safe to show.
 // Messages of client errors come from our own wrapping and name the problem; a 5xx never
 // carries err.Error().

@@ -12,7 +12,9 @@ import (
 	"outreachd/outreach"
 )
 
-// readBody reads the whole (size-capped) request body.
+// readBody reads the whole (size-capped) request body. Every body the API takes is JSON, and
+// PostgreSQL's text and jsonb cannot hold U+0000, so a body that writes one (`\u0000`, the only
+// way JSON can carry it) is refused here, for every endpoint, instead of failing in the database.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -22,7 +24,25 @@ func readBody(r *http.Request) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("read request body: %w", outreach.ErrInvalid)
 	}
+	if jsonEscapesNUL(body) {
+		return nil, fmt.Errorf("request body contains a NUL character (\\u0000), which is not allowed: %w", outreach.ErrInvalid)
+	}
 	return body, nil
+}
+
+// jsonEscapesNUL reports whether JSON text holds the escape \u0000 (inside a string or a key): an
+// escaped backslash followed by "u0000" is text, not the escape.
+func jsonEscapesNUL(body []byte) bool {
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if i+5 < len(body) && body[i+1] == 'u' && string(body[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // the escaped character cannot start another escape
+	}
+	return false
 }
 
 // decodeJSON decodes a request body strictly into v: exactly one JSON value, no unknown fields,

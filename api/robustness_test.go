@@ -46,6 +46,11 @@ func TestHostileInputNeverAnswers5xx(t *testing.T) {
 		`{"event_type": ""}`, `{"event_type": "x", "meta": ` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`,
 		`{"meta": {"hard_filters": {"company_size": {"min": "a"}}}}`, `{"schedule": {"startTime": "25:99"}}`,
 		`{"sequence": [{"type": "message", "delay_days": -1}]}`, strings.Repeat(`{"a":`, 10000),
+		// U+0000 where each endpoint reads text (PostgreSQL refuses it in text and jsonb).
+		`{"leads": [{"linkedin_url": "https://www.linkedin.com/in/nul-one", "company": "a\u0000b"}]}`,
+		`{"leads": [{"linkedin_url": "https://www.linkedin.com/in/nul-two", "data": {"k\u0000": "v"}}]}`,
+		`{"event_type": "a\u0000b"}`, `{"event_type": "ok", "meta": {"x": "a\u0000b"}}`,
+		`{"linkedin_url": "zz-q", "reason": "a\u0000b"}`, `{"url": "nul-intake", "company": "a\u0000b"}`,
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	for i := 0; i < 40; i++ {
@@ -71,13 +76,22 @@ func TestHostileInputNeverAnswers5xx(t *testing.T) {
 		}
 	}
 	params := []string{"limit", "offset", "from", "to", "days", "scope", "status", "type", "campaign_id", "batch_id", "source", "account_id", "destination_id"}
-	values := []string{"-1", "0", "99999999999999999999", "abc", "", "2026-02-30", "1e3", "%00", "'; drop table x;--", strings.Repeat("z", 3000)}
+	values := []string{"-1", "0", "99999999999999999999", "abc", "", "2026-02-30", "1e3", "%00", "\x00", "a\xffb", "'; drop table x;--", strings.Repeat("z", 3000)}
 	for _, p := range gets {
 		for _, name := range params {
 			for _, v := range values {
 				check("GET", p+"?"+name+"="+url.QueryEscape(v), nil)
 			}
 		}
+	}
+	// Ids in the path that no id can be: a NUL character, bytes that are not UTF-8.
+	for _, id := range []string{"%00", "%FF", "a%00b"} {
+		check("GET", "/api/v1/prospects/"+id, nil)
+		check("GET", "/api/v1/leads/"+id, nil)
+		check("GET", "/api/v1/campaigns/"+id+"/leads", nil)
+		check("PATCH", "/api/v1/prospects/"+id, map[string]any{"outcome": "booked"})
+		check("POST", "/api/v1/campaigns/"+id+"/leads", map[string]any{"leads": []any{map[string]any{"linkedin_url": "https://www.linkedin.com/in/ok"}}})
+		check("GET", "/api/v1/destinations/"+id, nil)
 	}
 	// The input must have reached the handlers: mostly 400s, some accepted, no auth or rate failures.
 	total := 0

@@ -8,8 +8,10 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,12 +102,18 @@ func (s *Server) Handler() http.Handler {
 	if s.deps.Registry != nil {
 		root.Use(newHTTPMetrics(s.deps.Registry).middleware)
 	}
-	root.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// One handler for both: gorilla/mux reports a method mismatch only when the mismatching route
+	// is the last one tried, so a known path with another method is told apart here.
+	unmatched := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if allowed := allowedMethods(root, r); len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(w, http.StatusMethodNotAllowed, codeInvalidRequest,
+				"method "+r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allowed, ", "))
+			return
+		}
 		writeError(w, http.StatusNotFound, codeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
-	root.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusMethodNotAllowed, codeInvalidRequest, "method "+r.Method+" is not allowed on "+r.URL.Path)
-	})
+	root.NotFoundHandler, root.MethodNotAllowedHandler = unmatched, unmatched
 	root.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	}).Methods(http.MethodGet)
@@ -126,7 +134,51 @@ func (s *Server) Handler() http.Handler {
 		mount(v1, root, s.helpers())
 	}
 
-	return s.limitBody(root)
+	return s.limitBody(rejectBadText(root))
+}
+
+// allowedMethods lists the methods router serves on r's path.
+func allowedMethods(router *mux.Router, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if router.Match(probe, &match) && match.MatchErr == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// rejectBadText answers 400 for a path or query that holds a NUL character or bytes that are not
+// UTF-8 (after percent-decoding): no id, filter or name can hold them, and PostgreSQL would refuse
+// them as text.
+func rejectBadText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
+		if bad(r.URL.Path) {
+			writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "the request path holds a NUL character or bytes that are not UTF-8")
+			return
+		}
+		for name, values := range r.URL.Query() {
+			if bad(name) {
+				writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "a query parameter name holds a NUL character or bytes that are not UTF-8")
+				return
+			}
+			for _, v := range values {
+				if bad(v) {
+					writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest,
+						"query parameter "+strconv.Quote(name)+" holds a NUL character or bytes that are not UTF-8")
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
