@@ -35,7 +35,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	target, err := s.store.ResolveIntakeToken(r.Context(), token)
 	if err != nil {
 		if errors.Is(err, outreach.ErrNotFound) {
-			err = fmt.Errorf("intake URL is unknown, replaced or revoked: %w", outreach.ErrNotFound)
+			err = fmt.Errorf("intake URL (unknown, replaced or revoked): %w", outreach.ErrNotFound)
 		}
 		s.fail(w, r, err)
 		return

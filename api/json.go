@@ -62,7 +62,7 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", describeJSONError(err), outreach.ErrInvalid)
+		return fmt.Errorf("%s: %w", outreach.DescribeJSONError(err, "request body"), outreach.ErrInvalid)
 	}
 	if dec.More() {
 		return fmt.Errorf("request body holds more than one JSON value: %w", outreach.ErrInvalid)
@@ -71,48 +71,6 @@ func decodeStrict(body []byte, v any) error {
 		return fmt.Errorf("request body holds trailing data after the JSON value: %w", outreach.ErrInvalid)
 	}
 	return nil
-}
-
-func describeJSONError(err error) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return "malformed JSON at byte " + strconv.FormatInt(syn.Offset, 10) + ": " + syn.Error()
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return "request body must be " + jsonKind(typ.Type.Kind().String()) + " (JSON), got " + typ.Value
-		}
-		return "field " + strconv.Quote(typ.Field) + " must be " + jsonKind(typ.Type.Kind().String()) + ", got " + typ.Value
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "malformed JSON: unexpected end of body"
-	default:
-		// json's unknown-field error reads `json: unknown field "x"`.
-		msg := err.Error()
-		if len(msg) > 6 && msg[:6] == "json: " {
-			msg = msg[6:]
-		}
-		return msg
-	}
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-		return "an integer"
-	case "float32", "float64":
-		return "a number"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	default:
-		return "a " + goKind
-	}
 }
 
 // queryInt reads an optional integer query parameter within [lo, hi].

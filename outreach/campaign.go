@@ -341,7 +341,7 @@ func ParseSequence(raw []byte, outreachType string) ([]SequenceStep, []StrippedA
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		return nil, nil, invalidf("sequence must be an array of steps {type, delay_days, text, attachments}: %s",
-			strings.TrimPrefix(err.Error(), "json: "))
+			DescribeJSONError(err, "sequence"))
 	}
 	if len(in) > MaxSequenceSteps {
 		return nil, nil, invalidf("sequence has %d steps, at most %d are allowed", len(in), MaxSequenceSteps)

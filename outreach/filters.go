@@ -55,7 +55,7 @@ func ParseHardFilters(raw []byte) (HardFilters, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return HardFilters{}, fmt.Errorf("%w: %s (known rules: locations, roles, companies, industries, headline_keywords, company_size, follower_count)",
-			ErrInvalidFilters, strings.TrimPrefix(err.Error(), "json: "))
+			ErrInvalidFilters, DescribeJSONError(err, "meta.hard_filters"))
 	}
 	return f, f.Validate()
 }

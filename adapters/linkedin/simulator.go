@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -347,7 +346,10 @@ func (s *Simulator) resolve(ref ProfileRef) (ProfileRef, error) {
 		return ref, ErrInvalidProfile
 	}
 	if ref.ProviderID == "" {
-		ref.ProviderID = strings.ToUpper(fmt.Sprintf("ACoAA%013x", s.hash("member", ref.ProfileKey)>>12))
+		// Shaped like LinkedIn's member ids ("ACoAA" and 34 more id characters, 39 in all), so
+		// what the simulator shows is accepted back wherever the API takes a member id.
+		ref.ProviderID = fmt.Sprintf("ACoAA%016x%016x%02x", s.hash("member", ref.ProfileKey),
+			s.hash("member-2", ref.ProfileKey), s.hash("member-3", ref.ProfileKey)&0xff)
 	}
 	s.byProv[ref.ProviderID] = ref.ProfileKey
 	return ref, nil

@@ -96,6 +96,21 @@ func TestSimulatorDeterministic(t *testing.T) {
 	if reflect.DeepEqual(a, run(t, 8)) {
 		t.Fatal("different seeds gave identical runs")
 	}
+	// The member ids the simulator reports (GET /inbox shows them) are taken back as member ids
+	// by the API (POST /inbox/stop, /inbox/block, /blacklist).
+	seen := 0
+	for _, r := range a {
+		if r.ProviderID == "" {
+			continue
+		}
+		seen++
+		if p, err := outreach.NormalizeProfile(r.ProviderID); err != nil || p.MemberID != r.ProviderID {
+			t.Fatalf("provider id %q normalizes to %+v, %v; want the same member id", r.ProviderID, p, err)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no report carried a provider id")
+	}
 }
 
 func TestSimulatorRespectsClock(t *testing.T) {
