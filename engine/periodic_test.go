@@ -118,8 +118,18 @@ func TestAccountAlerts(t *testing.T) {
 		check func(outreach.Event)
 	}{
 		{func() error { return w.sim.InjectRateLimit(acc, 12*time.Hour) }, []string{"account_rate_limited"}, func(e outreach.Event) {
-			if e.Data.Account.CooldownHours != 12 || e.Data.Account.AccountID != w.acc.ID || e.Data.Account.Name != "Sam Seller" {
-				t.Errorf("rate limit block %+v", e.Data.Account)
+			a := e.Data.Account
+			if a.CooldownHours != 12 || a.CooldownUntil != outreach.FormatTime(w.clock.Now().Add(12*time.Hour)) ||
+				a.AccountID != w.acc.ID || a.Name != "Sam Seller" {
+				t.Errorf("rate limit block %+v", a)
+			}
+		}},
+		// The same limit reported again (it ends no later): nothing new.
+		{func() error { return w.sim.InjectRateLimit(acc, 6*time.Hour) }, nil, nil},
+		// A longer limit is a new fact, told apart by its end.
+		{func() error { return w.sim.InjectRateLimit(acc, 24*time.Hour) }, []string{"account_rate_limited"}, func(e outreach.Event) {
+			if a := e.Data.Account; a.CooldownHours != 24 || a.CooldownUntil != outreach.FormatTime(w.clock.Now().Add(24*time.Hour)) {
+				t.Errorf("longer rate limit block %+v", a)
 			}
 		}},
 		{func() error { return w.sim.InjectDisconnect(acc) }, []string{"account_disconnected"}, func(e outreach.Event) {
@@ -129,7 +139,19 @@ func TestAccountAlerts(t *testing.T) {
 			}
 		}},
 		{func() error { return w.sim.InjectDisconnect(acc) }, nil, nil}, // already down: nothing new
-		{func() error { return w.sim.InjectReconnect(acc) }, []string{"account_reconnected"}, nil},
+		{func() error { return w.sim.InjectReconnect(acc) }, []string{"account_reconnected"}, func(e outreach.Event) {
+			if a := e.Data.Account; a.Status != "connected" || a.ReconnectedAt != outreach.FormatTime(w.clock.Now()) {
+				t.Errorf("reconnect block %+v", a)
+			}
+		}},
+		// A second disconnect and reconnect are new facts: the reconnection's time sets the two
+		// reconnections apart (identical payloads would collapse into one delivery).
+		{func() error { return w.sim.InjectDisconnect(acc) }, []string{"account_disconnected"}, nil},
+		{func() error { return w.sim.InjectReconnect(acc) }, []string{"account_reconnected"}, func(e outreach.Event) {
+			if a := e.Data.Account; a.ReconnectedAt != outreach.FormatTime(w.clock.Now()) {
+				t.Errorf("second reconnect block %+v", a)
+			}
+		}},
 		{func() error { return w.sim.InjectSalesNav(acc, true) }, []string{"sales_nav_unavailable"}, func(e outreach.Event) {
 			a := e.Data.Account
 			if a.SNVerdict != "lapsed" || a.PreviousSNVerdict != "active" || a.SNChangedAt == "" {

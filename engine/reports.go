@@ -297,13 +297,18 @@ func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r storage.Pro
 		}
 		change.Status = "connected"
 		kind = outreach.EventAccountReconnected
-		block.Status = "connected"
+		block.Status, block.ReconnectedAt = "connected", outreach.FormatTime(r.At)
 	case ReportAccountRateLimited:
 		hours := max(r.CooldownHours, 1)
-		change.Status, change.CooldownUntil = "rate_limited", timePtr(r.At.Add(time.Duration(hours)*time.Hour))
+		until := r.At.Add(time.Duration(hours) * time.Hour)
+		if acc.Status == "rate_limited" && acc.CooldownUntil != nil && !until.After(*acc.CooldownUntil) {
+			// Already limited at least that long (the same limit reported again): nothing new.
+			return map[string]any{"changed": false}, nil
+		}
+		change.Status, change.CooldownUntil = "rate_limited", &until
 		kind = outreach.EventAccountRateLimited
 		block.Reason = "LinkedIn is refusing further invitations from this seat for now"
-		block.CooldownHours = hours
+		block.CooldownHours, block.CooldownUntil = hours, outreach.FormatTime(until)
 	case ReportSalesNavUnavailable, ReportSalesNavRestored:
 		prev := outreach.SalesNavActive
 		if acc.SNVerdict != nil {

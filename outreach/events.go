@@ -413,8 +413,10 @@ type AccountBlock struct {
 	Reason            string `json:"reason,omitempty"`
 	ReconnectURL      string `json:"reconnect_url,omitempty"`
 	CooldownHours     int    `json:"cooldown_hours,omitempty"`
+	CooldownUntil     string `json:"cooldown_until,omitempty"` // rate limits: when the seat may invite again
 	Status            string `json:"status,omitempty"`
 	DisconnectedAt    string `json:"disconnected_at,omitempty"`
+	ReconnectedAt     string `json:"reconnected_at,omitempty"`
 	SNVerdict         string `json:"sn_verdict,omitempty"`
 	PreviousSNVerdict string `json:"previous_sn_verdict,omitempty"`
 	SNChangedAt       string `json:"sn_changed_at,omitempty"`
@@ -498,12 +500,18 @@ func (d EventData) kindProblem(k EventKind) string {
 			return "post.scheduled_time is empty"
 		}
 	case EventAccountRateLimited:
-		if d.Account.CooldownHours <= 0 {
-			return "account.cooldown_hours must be positive"
+		if d.Account.CooldownHours <= 0 || d.Account.CooldownUntil == "" {
+			return "account.cooldown_hours must be positive and account.cooldown_until set"
 		}
 	case EventAccountDisconnected:
 		if d.Account.Status == "" || d.Account.DisconnectedAt == "" {
 			return "account.status and account.disconnected_at are required"
+		}
+	case EventAccountReconnected:
+		// The time of the reconnection tells two reconnections apart (they would otherwise be
+		// identical payloads and collapse).
+		if d.Account.Status == "" || d.Account.ReconnectedAt == "" {
+			return "account.status and account.reconnected_at are required"
 		}
 	case EventSalesNavUnavailable, EventSalesNavRestored:
 		if d.Account.SNVerdict == "" {
@@ -645,7 +653,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 		d.Post = &PostBlock{Text: "Three things we learned cutting our reporting time in half.", ScheduledTime: FormatTime(at.Add(20 * time.Hour))}
 	case EventAccountRateLimited:
 		account.Reason = "weekly invitation limit reached"
-		account.CooldownHours = 24
+		account.CooldownHours, account.CooldownUntil = 24, FormatTime(at.Add(24*time.Hour))
 		d.Account = account
 	case EventAccountDisconnected:
 		account.Reason = "session expired"
@@ -654,7 +662,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 		account.DisconnectedAt = ago(3 * time.Minute)
 		d.Account = account
 	case EventAccountReconnected:
-		account.Status = "connected"
+		account.Status, account.ReconnectedAt = "connected", ago(time.Minute)
 		d.Account = account
 	case EventSalesNavUnavailable:
 		account.Reason = "Sales Navigator session expired; classic LinkedIn still works"

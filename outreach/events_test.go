@@ -129,6 +129,8 @@ func TestValidateRejects(t *testing.T) {
 		{"digest without stats", EventDailyDigest, func(e *Event) { e.Data.Report.Stats = nil }, "stats"},
 		{"digest period not a day", EventDailyDigest, func(e *Event) { e.Data.Report.Period = "2026-11" }, "period"},
 		{"rate limit without cooldown", EventAccountRateLimited, func(e *Event) { e.Data.Account.CooldownHours = 0 }, "cooldown_hours"},
+		{"rate limit without its end", EventAccountRateLimited, func(e *Event) { e.Data.Account.CooldownUntil = "" }, "cooldown_until"},
+		{"reconnect without its time", EventAccountReconnected, func(e *Event) { e.Data.Account.ReconnectedAt = "" }, "reconnected_at"},
 		{"campaign_started without stats", EventCampaignStarted, func(e *Event) { e.Data.Campaign.Stats = nil }, "stats"},
 	}
 	for _, tt := range tests {
