@@ -32,7 +32,8 @@ type verdict struct {
 //   - when the budget is spent, the delivery fails;
 //   - else the next attempt waits the schedule's delay for it, ±jitter; a Retry-After is honoured
 //     within the schedule: the wait is the larger of the two, but never longer than the
-//     schedule's longest delay, so a receiver cannot push an event past the schedule's end.
+//     schedule's longest delay: no single wait exceeds what the schedule itself allows, and a
+//     receiver can stretch a delivery's life to at most (attempts − 1) × that delay.
 //
 // A budget is the schedule's length; Recover grants a fresh one by raising maxAttempts, so the
 // position inside the current budget is attempt - (maxAttempts - len(schedule)).

@@ -12,13 +12,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
+	"outreachd/adapters/webhook"
 	"outreachd/outreach"
 )
 
@@ -43,11 +43,17 @@ type Config struct {
 	// APIURL is the Web API root that "chat.postMessage" is appended to; slack.APIURL by
 	// default, a local server in tests.
 	APIURL string
+	// UserAgent is sent with every request (decisions §5: every delivery carries one);
+	// "outreachd-webhooks/1" by default, as on HTTPS destinations.
+	UserAgent string
 }
 
 func (c *Config) setDefaults() {
 	if c.APIURL == "" {
 		c.APIURL = slack.APIURL
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = "outreachd-webhooks/1"
 	}
 	if !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/"
@@ -104,7 +110,7 @@ func New(httpClient *http.Client, cfg Config) (*Sender, error) {
 // the status and answer in Result, so the hub can show them next to the destination.
 func (s *Sender) Send(ctx context.Context, dest Target, ev outreach.Event) (Result, error) {
 	text, blocks := Render(ev)
-	rec := &recorder{next: s.client.Transport}
+	rec := &recorder{next: s.client.Transport, userAgent: s.cfg.UserAgent}
 	if rec.next == nil {
 		rec.next = http.DefaultTransport
 	}
@@ -183,12 +189,17 @@ func redactURL(err error) error {
 // slack-go a copy, because slack-go closes error answers unread.
 type recorder struct {
 	next       http.RoundTripper
+	userAgent  string
 	status     int
 	body       []byte
 	retryAfter time.Duration
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("User-Agent") == "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", r.userAgent)
+	}
 	resp, err := r.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -196,9 +207,8 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.status = resp.StatusCode
 	r.retryAfter = 0
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		if secs, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && secs > 0 {
-			r.retryAfter = time.Duration(secs) * time.Second
-		}
+		// Seconds (what Slack sends) or an HTTP date, read as on HTTPS destinations.
+		r.retryAfter = webhook.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRead))
 	_ = resp.Body.Close()

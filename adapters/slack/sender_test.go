@@ -146,7 +146,13 @@ func TestSendErrors(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 		case "/hook/moved":
 			http.Redirect(w, r, "/hook/ok", http.StatusFound)
+		case "/hook/busy-until":
+			w.Header().Set("Retry-After", time.Now().Add(45*time.Second).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusTooManyRequests)
 		case "/hook/accepted":
+			if ua := r.Header.Get("User-Agent"); ua != "outreachd-webhooks/1" {
+				t.Errorf("User-Agent = %q, want the service's own", ua)
+			}
 			w.WriteHeader(http.StatusNoContent)
 		case "/api/chat.postMessage":
 			w.Header().Set("Content-Type", "application/json")
@@ -187,6 +193,13 @@ func TestSendErrors(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("Retry-After as an HTTP date", func(t *testing.T) {
+		res, err := s.Send(ctx, Target{WebhookURL: srv.URL + "/hook/busy-until"}, ev)
+		if !errors.Is(err, ErrRejected) || res.RetryAfter < 43*time.Second || res.RetryAfter > 46*time.Second {
+			t.Errorf("Send = %+v, %v; want a rejection with Retry-After ≈ 45s", res, err)
+		}
+	})
 
 	t.Run("any 2xx is success", func(t *testing.T) {
 		res, err := s.Send(ctx, Target{WebhookURL: srv.URL + "/hook/accepted"}, ev)
