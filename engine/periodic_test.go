@@ -124,8 +124,9 @@ func TestAccountAlerts(t *testing.T) {
 				t.Errorf("rate limit block %+v", a)
 			}
 		}},
-		// The same limit reported again (it ends no later): nothing new.
+		// The same limit reported again (it ends no later, or less than an hour later): nothing new.
 		{func() error { return w.sim.InjectRateLimit(acc, 6*time.Hour) }, nil, nil},
+		{func() error { return w.sim.InjectRateLimit(acc, 12*time.Hour) }, nil, nil},
 		// A longer limit is a new fact, told apart by its end.
 		{func() error { return w.sim.InjectRateLimit(acc, 24*time.Hour) }, []string{"account_rate_limited"}, func(e outreach.Event) {
 			if a := e.Data.Account; a.CooldownHours != 24 || a.CooldownUntil != outreach.FormatTime(w.clock.Now().Add(24*time.Hour)) {

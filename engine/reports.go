@@ -301,8 +301,9 @@ func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r storage.Pro
 	case ReportAccountRateLimited:
 		hours := max(r.CooldownHours, 1)
 		until := r.At.Add(time.Duration(hours) * time.Hour)
-		if acc.Status == "rate_limited" && acc.CooldownUntil != nil && !until.After(*acc.CooldownUntil) {
-			// Already limited at least that long (the same limit reported again): nothing new.
+		if acc.Status == "rate_limited" && acc.CooldownUntil != nil && until.Before(acc.CooldownUntil.Add(time.Hour)) {
+			// The limit the seat is under, reported again (it ends no later, or by less than the
+			// hour the alert counts in): nothing new to tell.
 			return map[string]any{"changed": false}, nil
 		}
 		change.Status, change.CooldownUntil = "rate_limited", &until
