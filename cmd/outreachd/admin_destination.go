@@ -60,9 +60,9 @@ func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg promet
 		return nil, err
 	}
 	sender := webhook.NewSender(wcfg)
-	slackSender, err := slack.New(sender.Client(), slack.Config{})
+	slackSender, err := slack.New(sender.Client(), slack.Config{APIURL: cfg.SlackAPIURL})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("SLACK_API_URL: %w", err)
 	}
 	return delivery.NewHub(st, sender, slackSender, reg, delivery.Config{
 		Timeout: cfg.DeliveryTimeout, RetrySchedule: cfg.DeliveryRetrySchedule, Secrets: box, Logger: log,

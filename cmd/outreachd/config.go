@@ -22,6 +22,9 @@ type Config struct {
 	DeliveryTimeout          time.Duration
 	DeliveryRetrySchedule    []time.Duration
 	AllowPrivateDestinations bool
+	// SlackAPIURL is the Slack Web API root bot-token destinations post to ("" = Slack's own);
+	// a local fake in tests and demos.
+	SlackAPIURL string
 	// SecretsKey seals destination signing secrets at rest (32 bytes, base64 or hex).
 	SecretsKey string
 	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
@@ -47,6 +50,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		PublicURL:                os.Getenv("PUBLIC_URL"),
 		AllowPrivateDestinations: false,
 		SecretsKey:               os.Getenv("SECRETS_KEY"),
+		SlackAPIURL:              os.Getenv("SLACK_API_URL"),
 		LogLevel:                 envOr("LOG_LEVEL", "info"),
 		PprofAddr:                os.Getenv("PPROF_ADDR"),
 		DrafterURL:               os.Getenv("DRAFTER_URL"),
