@@ -67,11 +67,7 @@ func (s *Server) principal(w http.ResponseWriter, r *http.Request, bucket string
 		return Principal{}, spentToken{}, false
 	}
 	if err != nil {
-		if plainErrorRoute(r) {
-			s.failPlain(w, r, err)
-		} else {
-			s.fail(w, r, err)
-		}
+		s.failFor(w, r, err)
 		return Principal{}, spentToken{}, false
 	}
 	return p, tok, true

@@ -112,6 +112,15 @@ func clientMessage(err error) string {
 	return strings.ReplaceAll(msg, outreach.ErrInvalidFilters.Error()+": ", "")
 }
 
+// failFor answers err in the shape r's endpoint uses (plainErrorRoute).
+func (s *Server) failFor(w http.ResponseWriter, r *http.Request, err error) {
+	if plainErrorRoute(r) {
+		s.failPlain(w, r, err)
+		return
+	}
+	s.fail(w, r, err)
+}
+
 // fail answers err in the coded shape and logs server errors.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, msg := classify(err)

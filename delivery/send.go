@@ -16,9 +16,6 @@ import (
 // HeaderEvent carries the event kind on every delivery (decisions §5).
 const HeaderEvent = "X-Service-Event"
 
-// userAgent identifies the hub to receivers.
-const userAgent = "outreachd-webhooks/1"
-
 // sendResult is one attempt as the hub records it, whatever the destination kind.
 type sendResult struct {
 	URL        string
@@ -49,7 +46,7 @@ func (h *Hub) attemptHTTPS(ctx context.Context, t storage.DeliveryTarget, delive
 		return sendResult{URL: t.URL, Error: "signing secret cannot be opened: " + err.Error()}
 	}
 	hdr := SignatureHeaders(secret, deliveryID, at, payload)
-	hdr.Set("User-Agent", userAgent)
+	hdr.Set("User-Agent", webhook.DefaultUserAgent)
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set(HeaderEvent, kind)
 	r := h.webhook.Send(ctx, webhook.Request{URL: t.URL, Body: payload, Header: hdr})

@@ -44,7 +44,7 @@ type Config struct {
 	// default, a local server in tests.
 	APIURL string
 	// UserAgent is sent with every request (decisions §5: every delivery carries one);
-	// "outreachd-webhooks/1" by default, as on HTTPS destinations.
+	// webhook.DefaultUserAgent by default, as on HTTPS destinations.
 	UserAgent string
 }
 
@@ -53,7 +53,7 @@ func (c *Config) setDefaults() {
 		c.APIURL = slack.APIURL
 	}
 	if c.UserAgent == "" {
-		c.UserAgent = "outreachd-webhooks/1"
+		c.UserAgent = webhook.DefaultUserAgent
 	}
 	if !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/"

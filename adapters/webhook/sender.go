@@ -35,9 +35,11 @@ type Config struct {
 	MaxConnsPerHost int
 }
 
+// DefaultUserAgent identifies the service to every receiver, webhook or Slack (decisions §5).
+const DefaultUserAgent = "outreachd-webhooks/1"
+
 const (
 	defaultTimeout          = 10 * time.Second
-	defaultUserAgent        = "outreachd-webhooks/1"
 	defaultMaxResponseBytes = 20 << 10
 	maxMaxResponseBytes     = 1 << 20
 	// drainLimit is how much of an unread body is discarded to keep the
@@ -53,7 +55,7 @@ func (c *Config) setDefaults() {
 		c.Timeout = defaultTimeout
 	}
 	if c.UserAgent == "" {
-		c.UserAgent = defaultUserAgent
+		c.UserAgent = DefaultUserAgent
 	}
 	if c.MaxResponseBytes == 0 {
 		c.MaxResponseBytes = defaultMaxResponseBytes
