@@ -70,12 +70,14 @@ func (s *Server) parseAuthz(ctx context.Context, v url.Values) (req authzRequest
 	default:
 		req.redirectTo = req.redirectURI
 	}
+	if len(v["state"]) == 1 {
+		req.state = v.Get("state")
+	}
 	for _, p := range authzParams {
 		if len(v[p]) > 1 {
 			return req, "", &authzError{"invalid_request", p + " is given more than once"}
 		}
 	}
-	req.state = v.Get("state")
 	if e := s.checkAuthzParams(v, &req); e != nil {
 		return req, "", e
 	}
