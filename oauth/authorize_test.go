@@ -147,7 +147,11 @@ func TestConsentPostProtected(t *testing.T) {
 	for k, v := range form {
 		tampered[k] = v
 	}
-	readForm, _ := e.consentForm(func() url.Values { q := authzQuery(id, "https://claude.example/cb", c); q.Set("scope", "read"); return q }(), e.cookie)
+	readForm, _ := e.consentForm(func() url.Values {
+		q := authzQuery(id, "https://claude.example/cb", c)
+		q.Set("scope", "read")
+		return q
+	}(), e.cookie)
 	tampered.Set("consent_ticket", readForm.Get("consent_ticket")) // a read consent's ticket on a read_write form
 	if r, _ := e.decideAs(tampered, "allow", e.cookie); r.status != http.StatusBadRequest {
 		t.Fatalf("tampered form: %d", r.status)

@@ -17,16 +17,16 @@ func TestMetadata(t *testing.T) {
 	m := r.json(t)
 	base := e.http.URL
 	want := map[string]any{
-		"issuer":                                base,
-		"authorization_endpoint":                base + "/oauth/authorize",
-		"token_endpoint":                        base + "/oauth/token",
-		"registration_endpoint":                 base + "/oauth/register",
-		"revocation_endpoint":                   base + "/oauth/revoke",
-		"response_types_supported":              []any{"code"},
-		"grant_types_supported":                 []any{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":      []any{"S256"},
-		"token_endpoint_auth_methods_supported": []any{"none"},
-		"scopes_supported":                      []any{"read", "read_write"},
+		"issuer":                                         base,
+		"authorization_endpoint":                         base + "/oauth/authorize",
+		"token_endpoint":                                 base + "/oauth/token",
+		"registration_endpoint":                          base + "/oauth/register",
+		"revocation_endpoint":                            base + "/oauth/revoke",
+		"response_types_supported":                       []any{"code"},
+		"grant_types_supported":                          []any{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":               []any{"S256"},
+		"token_endpoint_auth_methods_supported":          []any{"none"},
+		"scopes_supported":                               []any{"read", "read_write"},
 		"authorization_response_iss_parameter_supported": true,
 	}
 	for k, v := range want {
