@@ -58,13 +58,14 @@ type env struct {
 	orgID  string
 	user   User
 	cookie string
+	spec   *testenv.OpenAPI
 }
 
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
 	t.Parallel()
 	e := &env{t: t, store: testenv.Store(t), users: &fakeUsers{users: map[string]User{}, gone: map[string]bool{}},
-		clock: time.Now().UTC().Truncate(time.Millisecond)}
+		clock: time.Now().UTC().Truncate(time.Millisecond), spec: testenv.LoadOpenAPI(t)}
 	router := mux.NewRouter()
 	e.http = httptest.NewServer(router)
 	t.Cleanup(e.http.Close)
@@ -145,6 +146,10 @@ func (e *env) do(method, path, contentType, body, cookie string, headers ...stri
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	// Every answer of a documented endpoint must match docs/openapi.yaml.
+	if _, ok := e.spec.Find(method, path); ok {
+		e.spec.Check(e.t, method, path, testenv.Response{Status: resp.StatusCode, Header: resp.Header, Body: b})
+	}
 	return response{resp.StatusCode, resp.Header, b}
 }
 
