@@ -156,15 +156,15 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 // /app/assistants).
 func (a *App) Mount(root *mux.Router) {
 	root.Handle("/app", http.RedirectHandler("/app/", http.StatusMovedPermanently)).Methods(http.MethodGet)
-	sub := root.PathPrefix("/app/").Subrouter()
+	sub := root.PathPrefix("/app").Subrouter()
 	sub.Use(a.Protect)
 	static, _ := fs.Sub(staticFiles, "static")
-	sub.PathPrefix("/app/static/").Handler(http.StripPrefix("/app/static/", cacheStatic(http.FileServerFS(static)))).
+	sub.PathPrefix("/static/").Handler(http.StripPrefix("/app/static/", cacheStatic(http.FileServerFS(static)))).
 		Methods(http.MethodGet, http.MethodHead)
-	sub.HandleFunc("/app/", a.home).Methods(http.MethodGet)
-	sub.HandleFunc("/app/login", a.loginPage).Methods(http.MethodGet)
-	sub.HandleFunc("/app/login", a.login).Methods(http.MethodPost)
-	sub.HandleFunc("/app/logout", a.logout).Methods(http.MethodPost)
+	sub.HandleFunc("/", a.home).Methods(http.MethodGet)
+	sub.HandleFunc("/login", a.loginPage).Methods(http.MethodGet)
+	sub.HandleFunc("/login", a.login).Methods(http.MethodPost)
+	sub.HandleFunc("/logout", a.logout).Methods(http.MethodPost)
 	a.destinationRoutes(sub)
 	a.keyRoutes(sub)
 	a.campaignRoutes(sub)

@@ -18,11 +18,11 @@ import (
 // campaign's page with its prospects, its daily activity and its intake URL.
 
 func (a *App) campaignRoutes(sub *mux.Router) {
-	sub.HandleFunc("/app/campaigns", a.page(a.campaignsPage)).Methods(http.MethodGet)
-	sub.HandleFunc("/app/campaigns/{id}", a.page(a.campaignPage)).Methods(http.MethodGet)
-	sub.HandleFunc("/app/campaigns/{id}/status", a.page(a.setCampaignStatus)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/campaigns/{id}/intake", a.page(a.createIntake)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/campaigns/{id}/intake/revoke", a.page(a.revokeIntake)).Methods(http.MethodPost)
+	sub.HandleFunc("/campaigns", a.page(a.campaignsPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/campaigns/{id}", a.page(a.campaignPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/campaigns/{id}/status", a.page(a.setCampaignStatus)).Methods(http.MethodPost)
+	sub.HandleFunc("/campaigns/{id}/intake", a.page(a.createIntake)).Methods(http.MethodPost)
+	sub.HandleFunc("/campaigns/{id}/intake/revoke", a.page(a.revokeIntake)).Methods(http.MethodPost)
 }
 
 // statusAction is one button that moves a campaign.

@@ -19,15 +19,15 @@ import (
 // Slack forms, event names) is api.Destinations', the same the API and the CLI apply.
 
 func (a *App) destinationRoutes(sub *mux.Router) {
-	sub.HandleFunc("/app/destinations", a.page(a.destinationsPage)).Methods(http.MethodGet)
-	sub.HandleFunc("/app/destinations", a.page(a.addDestination)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}", a.page(a.destinationPage)).Methods(http.MethodGet)
-	sub.HandleFunc("/app/destinations/{id}", a.page(a.updateDestination)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}/delete", a.page(a.deleteDestination)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}/test", a.page(a.testDestination)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}/secret", a.page(a.rotateSecret)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}/resend", a.page(a.resendDelivery)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/destinations/{id}/recover", a.page(a.recoverDeliveries)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations", a.page(a.destinationsPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/destinations", a.page(a.addDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}", a.page(a.destinationPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/destinations/{id}", a.page(a.updateDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/delete", a.page(a.deleteDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/test", a.page(a.testDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/secret", a.page(a.rotateSecret)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/resend", a.page(a.resendDelivery)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/recover", a.page(a.recoverDeliveries)).Methods(http.MethodPost)
 }
 
 // destRow is one destination as the list shows it.

@@ -16,9 +16,9 @@ import (
 // answers the form, never in a URL), the list (prefix, scope, last used, expiry) and Revoke.
 
 func (a *App) keyRoutes(sub *mux.Router) {
-	sub.HandleFunc("/app/keys", a.page(a.keysPage)).Methods(http.MethodGet)
-	sub.HandleFunc("/app/keys", a.page(a.createKey)).Methods(http.MethodPost)
-	sub.HandleFunc("/app/keys/{id}/revoke", a.page(a.revokeKey)).Methods(http.MethodPost)
+	sub.HandleFunc("/keys", a.page(a.keysPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/keys", a.page(a.createKey)).Methods(http.MethodPost)
+	sub.HandleFunc("/keys/{id}/revoke", a.page(a.revokeKey)).Methods(http.MethodPost)
 }
 
 // keyLifetimes are the expiry choices of the form; "" never expires.

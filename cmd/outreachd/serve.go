@@ -37,6 +37,8 @@ type app struct {
 	registry *prometheus.Registry
 	apiDeps  api.Deps
 	workers  []worker
+	// deliveryHub is the hub as the API and the application use it (nil when not wired).
+	deliveryHub api.DeliveryHub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -65,6 +67,9 @@ func runServe(ctx context.Context, args []string) error {
 		Metrics:  promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}),
 	}
 	if err := a.wire(ctx); err != nil {
+		return err
+	}
+	if _, err := a.wireWebApp(); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
