@@ -22,11 +22,11 @@ import (
 	"outreachd/storage"
 )
 
-// fakeUsers signs people in by a cookie naming them; it stands in for the application's sessions.
+// fakeUsers signs people in by a cookie naming them; it stands in for the application's sessions
+// (the people themselves are real rows of the application's users).
 type fakeUsers struct {
 	mu    sync.Mutex
 	users map[string]User // cookie value -> user
-	gone  map[string]bool // user id -> deleted
 }
 
 func (f *fakeUsers) SignedIn(r *http.Request) (User, bool) {
@@ -37,13 +37,7 @@ func (f *fakeUsers) SignedIn(r *http.Request) (User, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	u, ok := f.users[c.Value]
-	return u, ok && !f.gone[u.ID]
-}
-
-func (f *fakeUsers) exists(_ context.Context, _, userID string) (bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return !f.gone[userID], nil
+	return u, ok
 }
 
 // env is one authorization server on a fresh database, with a clock the test moves.
@@ -64,13 +58,13 @@ type env struct {
 func newEnv(t *testing.T, cfg Config) *env {
 	t.Helper()
 	t.Parallel()
-	e := &env{t: t, store: testenv.Store(t), users: &fakeUsers{users: map[string]User{}, gone: map[string]bool{}},
+	e := &env{t: t, store: testenv.Store(t), users: &fakeUsers{users: map[string]User{}},
 		clock: time.Now().UTC().Truncate(time.Millisecond), spec: testenv.LoadOpenAPI(t)}
 	router := mux.NewRouter()
 	e.http = httptest.NewServer(router)
 	t.Cleanup(e.http.Close)
 	cfg.PublicURL = e.http.URL
-	srv, err := New(context.Background(), Deps{Store: e.store, Users: e.users, UserExists: e.users.exists, Now: e.now}, cfg)
+	srv, err := New(context.Background(), Deps{Store: e.store, Users: e.users, Now: e.now}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +93,11 @@ func (e *env) newUser(org, email string) (string, User, string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	u := User{ID: "usr_" + strings.ReplaceAll(email, "@", "_"), OrgID: o.ID, Email: email}
+	su, err := e.store.CreateUser(context.Background(), o.ID, email, "not-a-password-hash", storage.RoleMember)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	u := User{ID: su.ID, OrgID: o.ID, Email: email}
 	cookie := "sess-" + u.ID
 	e.users.mu.Lock()
 	e.users.users[cookie] = u

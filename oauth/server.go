@@ -39,20 +39,18 @@ type Users interface {
 	SignedIn(r *http.Request) (User, bool)
 }
 
-// UserExists reports whether the user still exists in the organization (a deleted user's tokens
-// stop working).
-type UserExists func(ctx context.Context, orgID, userID string) (bool, error)
-
 // PageFunc renders body as a page of the application, in its layout, with the given title.
 type PageFunc func(w http.ResponseWriter, r *http.Request, status int, title string, body template.HTML)
 
 // Deps are what the server is built from.
 type Deps struct {
-	Store      *storage.Store
-	Users      Users
-	UserExists UserExists
+	Store *storage.Store
+	Users Users
 	// Page renders a page in the application's layout; nil uses this package's own plain layout.
-	Page   PageFunc
+	Page PageFunc
+	// Protect wraps the pages (consent, connected assistants) in the application's security
+	// headers and cross-origin checks; nil adds only this package's own.
+	Protect func(http.Handler) http.Handler
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -110,8 +108,8 @@ func (c Config) Validate() error {
 type Server struct {
 	store      *storage.Store
 	users      Users
-	userExists UserExists
 	page       PageFunc
+	protect    func(http.Handler) http.Handler
 	log        *slog.Logger
 	now        func() time.Time
 	cfg        Config
@@ -129,15 +127,21 @@ func New(ctx context.Context, deps Deps, cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if deps.Store == nil || deps.Users == nil || deps.UserExists == nil {
-		return nil, errors.New("oauth: Store, Users and UserExists are required")
+	if deps.Store == nil || deps.Users == nil {
+		return nil, errors.New("oauth: Store and Users are required")
 	}
 	key, _, err := deps.Store.ServiceKey(ctx, consentKeyName, 32)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: consent key: %w", err)
 	}
-	s := &Server{store: deps.Store, users: deps.Users, userExists: deps.UserExists, page: deps.Page,
+	s := &Server{store: deps.Store, users: deps.Users, page: deps.Page, protect: deps.Protect,
 		log: deps.Logger, now: deps.Now, cfg: cfg, consentKey: key, csrf: http.NewCrossOriginProtection()}
+	if err := s.csrf.AddTrustedOrigin(cfg.PublicURL); err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	if s.protect == nil {
+		s.protect = func(h http.Handler) http.Handler { return h }
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -159,10 +163,13 @@ func (s *Server) Routes(root *mux.Router) {
 	api("/oauth/register", s.register, http.MethodPost)
 	api("/oauth/token", s.token, http.MethodPost)
 	api("/oauth/revoke", s.revoke, http.MethodPost)
-	root.HandleFunc("/oauth/authorize", s.authorize).Methods(http.MethodGet)
-	root.HandleFunc("/oauth/authorize", s.decide).Methods(http.MethodPost)
-	root.HandleFunc("/app/assistants", s.assistants).Methods(http.MethodGet)
-	root.HandleFunc("/app/assistants/{id}/revoke", s.revokeAssistant).Methods(http.MethodPost)
+	page := func(path string, h http.HandlerFunc, method string) {
+		root.Handle(path, s.protect(h)).Methods(method)
+	}
+	page("/oauth/authorize", s.authorize, http.MethodGet)
+	page("/oauth/authorize", s.decide, http.MethodPost)
+	page("/app/assistants", s.assistants, http.MethodGet)
+	page("/app/assistants/{id}/revoke", s.revokeAssistant, http.MethodPost)
 }
 
 // Run prunes expired codes and tokens and long-revoked grants once an hour until ctx ends.

@@ -234,9 +234,9 @@ func TestVerifyUserGone(t *testing.T) {
 	e := newEnv(t, Config{})
 	id := e.register("Claude", cb)
 	at, _ := e.tokens(id, cb)
-	e.users.mu.Lock()
-	e.users.gone[e.user.ID] = true
-	e.users.mu.Unlock()
+	if _, err := e.store.Pool().Exec(context.Background(), `DELETE FROM app_users WHERE id = $1`, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.srv.VerifyAccessToken(context.Background(), at); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("deleted user's token: %v", err)
 	}

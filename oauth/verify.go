@@ -36,12 +36,5 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (AccessGra
 	if err != nil {
 		return AccessGrant{}, fmt.Errorf("verify access token: %w", err)
 	}
-	ok, err := s.userExists(ctx, g.OrgID, g.UserID)
-	if err != nil {
-		return AccessGrant{}, fmt.Errorf("verify access token: user: %w", err)
-	}
-	if !ok {
-		return AccessGrant{}, ErrInvalidToken
-	}
 	return AccessGrant{OrgID: g.OrgID, UserID: g.UserID, ClientID: g.ClientID, Scope: g.Scope, ExpiresAt: expires}, nil
 }

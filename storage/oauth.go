@@ -240,7 +240,7 @@ func (s *Store) RevokeOAuthToken(ctx context.Context, h []byte, clientID string,
 }
 
 // VerifyOAuthAccess returns the grant of a live access token (unexpired, not revoked, grant not
-// revoked) and when the token expires, and notes the grant's last use (at most once a minute).
+// revoked, its person still a user of the organization) and when the token expires, and notes the grant's last use (at most once a minute).
 // Anything else answers outreach.ErrNotFound.
 func (s *Store) VerifyOAuthAccess(ctx context.Context, h []byte, now time.Time) (OAuthGrant, time.Time, error) {
 	var g OAuthGrant
@@ -248,6 +248,7 @@ func (s *Store) VerifyOAuthAccess(ctx context.Context, h []byte, now time.Time) 
 	err := s.pool.QueryRow(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, c.name, g.scope,
 		g.created_at, g.last_used_at, t.expires_at
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_id
+		JOIN app_users u ON u.id = g.user_id AND u.org_id = g.org_id
 		WHERE t.token_hash = $1 AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL
 		  AND t.expires_at > $2`, h, now).
 		Scan(&g.ID, &g.OrgID, &g.UserID, &g.UserEmail, &g.ClientID, &g.ClientName, &g.Scope,

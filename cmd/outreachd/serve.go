@@ -69,7 +69,11 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
-	if _, err := a.wireWebApp(); err != nil {
+	web, err := a.wireWebApp()
+	if err != nil {
+		return err
+	}
+	if _, err := a.wireOAuth(ctx, web); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
