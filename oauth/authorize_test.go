@@ -100,13 +100,14 @@ func TestConsentAllowAndDeny(t *testing.T) {
 	q := authzQuery(id, "https://claude.example/cb", c)
 	form, page := e.consentForm(q, e.cookie)
 	for _, want := range []string{"Claude &lt;Desktop&gt;", "Acme", "ops@acme.test", "approve or dismiss reply drafts",
-		`<button type="submit" name="decision" value="allow">Allow</button>`, `<button type="submit" name="decision" value="deny">Deny</button>`} {
+		`name="decision" value="allow" class="primary">Allow</button>`, `<button type="submit" name="decision" value="deny">Deny</button>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("consent page lacks %q", want)
 		}
 	}
 	r := e.do(http.MethodGet, "/oauth/authorize?"+q.Encode(), "", "", e.cookie)
-	if r.header.Get("X-Frame-Options") != "DENY" || !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+	if r.header.Get("X-Frame-Options") != "DENY" || !strings.Contains(r.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
+		!strings.Contains(r.header.Get("Content-Security-Policy"), "form-action 'self' https://claude.example;") && !strings.HasSuffix(r.header.Get("Content-Security-Policy"), "form-action 'self' https://claude.example") {
 		t.Errorf("consent page may be framed: %v", r.header)
 	}
 	resp, got := e.decideAs(form, "allow", e.cookie)

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -61,13 +62,28 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request, req authzRe
 	}
 	hidden = append(hidden, hiddenField{"consent_ticket", s.ticket(user, v, s.now())})
 	redirect, _ := url.Parse(req.redirectTo)
-	// The consent page must never be framed: a framed Allow button can be clicked by trickery.
+	// The consent page must never be framed (a framed Allow button can be clicked by trickery),
+	// and its form must be allowed to end at the client's redirect URI: browsers apply
+	// form-action to the redirect that answers the form too.
 	w.Header().Set("X-Frame-Options", "DENY")
-	w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", consentCSP(redirect))
 	s.render(w, r, http.StatusOK, "Allow "+req.client.Name+"?", "consent.html", map[string]any{
 		"Client": req.client.Name, "Email": user.Email, "Org": org.Name,
 		"Abilities": scopeInWords(req.scope), "RedirectHost": redirect.Host, "Hidden": hidden,
 	})
+}
+
+var cspOrigin = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://[A-Za-z0-9.:\[\]-]+$`)
+
+// consentCSP is the application's policy (only this origin's script and style, no framing) with
+// the redirect URI's origin added to form-action.
+func consentCSP(redirect *url.URL) string {
+	formAction := "'self'"
+	if origin := redirect.Scheme + "://" + redirect.Host; cspOrigin.MatchString(origin) {
+		formAction += " " + origin
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"frame-ancestors 'none'; base-uri 'none'; form-action " + formAction
 }
 
 // scopeInWords says what a scope lets an assistant do.

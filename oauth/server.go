@@ -51,7 +51,7 @@ type Deps struct {
 	// Protect wraps the pages (consent, connected assistants) in the application's security
 	// headers and cross-origin checks; nil adds only this package's own.
 	Protect func(http.Handler) http.Handler
-	Logger *slog.Logger
+	Logger  *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
