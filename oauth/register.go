@@ -146,7 +146,10 @@ func isLoopback(host string) bool {
 }
 
 // checkClientMetadata refuses metadata this server cannot honour: it issues only codes and
-// refresh tokens to public clients.
+// refresh tokens. A client asking for a secret-based token_endpoint_auth_method is registered as
+// a public client instead ("none" in the answer, no secret), as RFC 7591 lets the server replace
+// requested values: PKCE protects its codes, and many MCP clients ask for client_secret_post by
+// default yet work without a secret.
 func checkClientMetadata(in registration) string {
 	if in.ClientName != nil && (utf8.RuneCountInString(*in.ClientName) > 100 || strings.ContainsAny(*in.ClientName, "\x00\r\n")) {
 		return "client_name must be at most 100 characters on one line"
@@ -164,8 +167,8 @@ func checkClientMetadata(in registration) string {
 			return "response_types may hold only code, not " + quote(rt)
 		}
 	}
-	if m := in.TokenEndpointAuthMethod; m != nil && *m != "none" {
-		return "token_endpoint_auth_method must be none: only public clients (PKCE, no secret) can register, not " + quote(*m)
+	if m := in.TokenEndpointAuthMethod; m != nil && !slices.Contains([]string{"none", "client_secret_basic", "client_secret_post"}, *m) {
+		return "token_endpoint_auth_method " + quote(*m) + " is not supported; clients here are public (none)"
 	}
 	if in.Scope != nil {
 		for _, sc := range strings.Fields(*in.Scope) {

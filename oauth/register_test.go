@@ -72,7 +72,7 @@ func TestRegister(t *testing.T) {
 		{"relative", `{"redirect_uris":["/cb"]}`, "invalid_redirect_uri"},
 		{"fragment", `{"redirect_uris":["https://a.example/cb#x"]}`, "invalid_redirect_uri"},
 		{"custom scheme", `{"redirect_uris":["javascript://x/%0aalert(1)"]}`, "invalid_redirect_uri"},
-		{"confidential client", `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, "invalid_client_metadata"},
+		{"private key JWT", `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"private_key_jwt"}`, "invalid_client_metadata"},
 		{"client_credentials", `{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`, "invalid_client_metadata"},
 		{"implicit", `{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`, "invalid_client_metadata"},
 		{"unknown scope", `{"redirect_uris":["https://a.example/cb"],"scope":"admin"}`, "invalid_client_metadata"},
@@ -83,6 +83,12 @@ func TestRegister(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wantError(t, e.do(http.MethodPost, "/oauth/register", "application/json", tc.body, ""), http.StatusBadRequest, tc.code)
 		})
+	}
+	// A client asking for a secret is registered as a public one: "none" answered, no secret.
+	r = e.do(http.MethodPost, "/oauth/register", "application/json",
+		`{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_post"}`, "")
+	if m := r.json(t); r.status != http.StatusCreated || m["token_endpoint_auth_method"] != "none" || m["client_secret"] != nil {
+		t.Errorf("secret-based registration: %d %s", r.status, r.body)
 	}
 	for _, ok := range []string{"http://localhost:8976/callback", "http://[::1]/cb"} {
 		b, _ := json.Marshal(map[string]any{"redirect_uris": []string{ok}})

@@ -76,7 +76,10 @@ func (s *Server) grant(r *http.Request, form url.Values) (storage.OAuthGrant, st
 	if gt != "authorization_code" && gt != "refresh_token" {
 		return storage.OAuthGrant{}, "", "", badRequest("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
 	}
-	clientID := form.Get("client_id")
+	clientID, terr := formClientID(r, form)
+	if terr != nil {
+		return storage.OAuthGrant{}, "", "", terr
+	}
 	if clientID == "" {
 		return storage.OAuthGrant{}, "", "", badRequest("invalid_request", "client_id is required")
 	}
@@ -174,6 +177,21 @@ func (s *Server) rotateRefresh(r *http.Request, form url.Values, clientID string
 	}, pair)
 }
 
+// formClientID is the client_id of the form, or the user name of HTTP Basic authentication (some
+// clients send their id that way even without a secret); both given must agree. Public clients
+// have no secret, so a password sent along is ignored.
+func formClientID(r *http.Request, form url.Values) (string, *tokenError) {
+	id := form.Get("client_id")
+	if user, _, ok := r.BasicAuth(); ok && user != "" {
+		user, err := url.QueryUnescape(user)
+		if err != nil || (id != "" && id != user) {
+			return "", badRequest("invalid_request", "client_id in the form and in the Authorization header differ")
+		}
+		id = user
+	}
+	return id, nil
+}
+
 // validVerifier checks the code verifier's form (RFC 7636 section 4.1).
 func validVerifier(v string) bool {
 	if len(v) < 43 || len(v) > 128 {
@@ -207,7 +225,12 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		writeTokenError(w, badRequest("invalid_request", "token is required"))
 		return
 	}
-	err := s.store.RevokeOAuthToken(r.Context(), hash(tok), form.Get("client_id"), s.now())
+	clientID, terr := formClientID(r, form)
+	if terr != nil {
+		writeTokenError(w, terr)
+		return
+	}
+	err := s.store.RevokeOAuthToken(r.Context(), hash(tok), clientID, s.now())
 	switch {
 	case errors.Is(err, outreach.ErrConflict):
 		writeTokenError(w, &tokenError{status: http.StatusUnauthorized, code: "invalid_client", desc: "the token was not issued to this client"})

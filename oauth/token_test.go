@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
@@ -95,11 +96,17 @@ func TestExchangeCodeRules(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Basic client_id differs", func(t *testing.T) {
+		wantError(t, e.do(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form(code, func(url.Values) {}).Encode(), "",
+			"Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(other+":"))), 400, "invalid_request")
+	})
 	t.Run("JSON body", func(t *testing.T) {
 		wantError(t, e.do(http.MethodPost, "/oauth/token", "application/json", `{"grant_type":"authorization_code"}`, ""), 400, "invalid_request")
 	})
-	// None of the refused attempts used the code up.
-	if r := e.postForm("/oauth/token", form(code, func(url.Values) {})); r.status != http.StatusOK {
+	// None of the refused attempts used the code up; the client may name itself with HTTP Basic.
+	basic := base64.StdEncoding.EncodeToString([]byte(id + ":"))
+	if r := e.do(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
+		form(code, func(f url.Values) { f.Del("client_id") }).Encode(), "", "Authorization", "Basic "+basic); r.status != http.StatusOK {
 		t.Fatalf("valid exchange after refusals: %d %s", r.status, r.body)
 	}
 }
