@@ -125,7 +125,7 @@ func activityChart(days []storage.DailyRow) template.HTML {
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="4" height="%d" fill="%s"/>`, x+j*5, top+plotH-bh, bh, s.Color)
 		}
 		b.WriteString(`</g>`)
-		if i%7 == 0 || i == n-1 {
+		if (i%7 == 0 && n-1-i >= 4) || i == n-1 {
 			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="9" fill="#5b6775">%s</text>`, x, h-6, d.Day.Format("Jan 2"))
 		}
 	}
