@@ -6,25 +6,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"outreachd/internal/testenv"
 )
 
-// chromiumPath finds Debian's chromium (or Chrome); the browser tests need one.
+// chromiumPath is the Chromium the browser tests drive: scripts/chromium.sh finds it or installs
+// Debian's package (as scripts/db.sh does for PostgreSQL).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	out, err := exec.Command(filepath.Join(testenv.RepoRoot(), "scripts", "chromium.sh")).Output()
+	if err != nil {
+		t.Fatalf("no Chromium for the browser test: scripts/chromium.sh: %v", err)
 	}
-	if os.Getenv("OUTREACHD_REQUIRE_BROWSER") != "" {
-		t.Fatal("no chromium found and OUTREACHD_REQUIRE_BROWSER is set (apt-get install chromium)")
-	}
-	t.Skip("no chromium found (apt-get install chromium); the browser round trip is skipped")
-	return ""
+	return strings.TrimSpace(string(out))
 }
 
 // screenshotDir keeps screenshots where a person can look at them: $OUTREACHD_SCREENSHOTS when
