@@ -207,7 +207,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	code := newSecret("oac_")
 	err := s.store.CreateOAuthCode(r.Context(), storage.OAuthCode{Hash: hash(code), ClientID: req.client.ID,
 		OrgID: user.OrgID, UserID: user.ID, UserEmail: user.Email, Scope: req.scope, RedirectURI: req.redirectURI,
-		CodeChallenge: req.challenge, Resource: req.resource, ExpiresAt: s.now().Add(s.cfg.CodeTTL)})
+		CodeChallenge: req.challenge, Resource: req.resource, ExpiresAt: s.now().Add(s.cfg.CodeTTL)}, s.now())
 	if err != nil {
 		s.log.Error("create oauth code", "err", err)
 		s.redirectError(w, r, req, &authzError{"server_error", "the authorization could not be saved"})

@@ -172,12 +172,13 @@ func (s *Server) Routes(root *mux.Router) {
 	page("/app/assistants/{id}/revoke", s.revokeAssistant, http.MethodPost)
 }
 
-// Run prunes expired codes and tokens and long-revoked grants once an hour until ctx ends.
+// Run prunes expired codes and tokens, long-revoked grants and clients nobody ever allowed, once
+// an hour until ctx ends.
 func (s *Server) Run(ctx context.Context) error {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		if err := s.store.PruneOAuth(ctx, s.now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+		if err := s.store.PruneOAuth(ctx, s.now()); err != nil && ctx.Err() == nil {
 			s.log.Warn("prune oauth", "err", err)
 		}
 		select {

@@ -248,3 +248,42 @@ func TestVerifyUserGone(t *testing.T) {
 		t.Fatalf("deleted user's token: %v", err)
 	}
 }
+
+// Pruning removes what can no longer be used and clients nobody allowed within a week, and keeps
+// the rest working.
+func TestPrune(t *testing.T) {
+	e := newEnv(t, Config{})
+	ctx := context.Background()
+	used := e.register("Used", cb)
+	abandoned := e.register("Abandoned", cb)
+	_, rt := e.tokens(used, cb)
+	count := func(table string) int {
+		var n int
+		if err := e.store.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	e.advance(2 * time.Hour) // the access token and the code are past their life, not yet a day
+	if err := e.store.PruneOAuth(ctx, e.now()); err != nil {
+		t.Fatal(err)
+	}
+	if count("oauth_codes") != 1 || count("oauth_tokens") != 2 {
+		t.Fatalf("pruned too early: %d codes, %d tokens", count("oauth_codes"), count("oauth_tokens"))
+	}
+	e.advance(8 * 24 * time.Hour)
+	if err := e.store.PruneOAuth(ctx, e.now()); err != nil {
+		t.Fatal(err)
+	}
+	if count("oauth_codes") != 0 || count("oauth_tokens") != 1 || count("oauth_clients") != 1 {
+		t.Fatalf("after a week: %d codes, %d tokens, %d clients", count("oauth_codes"), count("oauth_tokens"), count("oauth_clients"))
+	}
+	if r := e.refresh(used, rt); r.status != http.StatusOK {
+		t.Fatalf("the live refresh token stopped working: %d %s", r.status, r.body)
+	}
+	_, c := pkce()
+	r := e.do(http.MethodGet, "/oauth/authorize?"+authzQuery(abandoned, cb, c).Encode(), "", "", e.cookie)
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "not registered") {
+		t.Fatalf("abandoned client still known: %d", r.status)
+	}
+}

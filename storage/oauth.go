@@ -83,15 +83,18 @@ type OAuthCode struct {
 	ExpiresAt     time.Time
 }
 
-// CreateOAuthCode stores a fresh code.
-func (s *Store) CreateOAuthCode(ctx context.Context, c OAuthCode) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO oauth_codes (code_hash, client_id, org_id, user_id, user_email,
-		scope, redirect_uri, code_challenge, resource, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-		c.Hash, c.ClientID, c.OrgID, c.UserID, c.UserEmail, c.Scope, c.RedirectURI, c.CodeChallenge, c.Resource, c.ExpiresAt)
-	if err != nil {
-		return fmt.Errorf("create oauth code: %w", err)
-	}
-	return nil
+// CreateOAuthCode stores a fresh code and notes that the client was allowed once.
+func (s *Store) CreateOAuthCode(ctx context.Context, c OAuthCode, now time.Time) error {
+	return s.oauthTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO oauth_codes (code_hash, client_id, org_id, user_id, user_email,
+			scope, redirect_uri, code_challenge, resource, expires_at, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+			c.Hash, c.ClientID, c.OrgID, c.UserID, c.UserEmail, c.Scope, c.RedirectURI, c.CodeChallenge, c.Resource, c.ExpiresAt, now)
+		if err != nil {
+			return fmt.Errorf("create oauth code: %w", err)
+		}
+		_, err = tx.Exec(ctx, `UPDATE oauth_clients SET first_allowed_at = $2 WHERE id = $1 AND first_allowed_at IS NULL`, c.ClientID, now)
+		return err
+	})
 }
 
 // OAuthGrant is one consent exchanged for tokens: what a connected assistant may do, for whom.
@@ -293,16 +296,22 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, orgID, grantID string, now
 	return nil
 }
 
-// PruneOAuth deletes codes and tokens that expired before cutoff and grants revoked before it.
-// Codes are kept a while past their life so that a late second use still finds (and revokes) the
-// grant of the first.
-func (s *Store) PruneOAuth(ctx context.Context, cutoff time.Time) error {
-	for _, q := range []string{
-		`DELETE FROM oauth_codes WHERE expires_at < $1`,
-		`DELETE FROM oauth_tokens WHERE expires_at < $1`,
-		`DELETE FROM oauth_grants WHERE revoked_at < $1`,
+// PruneOAuth deletes, as of now: codes and tokens that expired over a day ago (codes are kept a
+// while past their life so that a late second use still finds, and revokes, the grant of the
+// first), grants revoked over a day ago, and clients registered over a week ago that no person
+// ever allowed (registration is open; these are abandoned or abusive).
+func (s *Store) PruneOAuth(ctx context.Context, now time.Time) error {
+	day := now.Add(-24 * time.Hour)
+	for _, q := range []struct {
+		sql    string
+		cutoff time.Time
+	}{
+		{`DELETE FROM oauth_codes WHERE expires_at < $1`, day},
+		{`DELETE FROM oauth_tokens WHERE expires_at < $1`, day},
+		{`DELETE FROM oauth_grants WHERE revoked_at < $1`, day},
+		{`DELETE FROM oauth_clients WHERE first_allowed_at IS NULL AND created_at < $1`, now.Add(-7 * 24 * time.Hour)},
 	} {
-		if _, err := s.pool.Exec(ctx, q, cutoff); err != nil {
+		if _, err := s.pool.Exec(ctx, q.sql, q.cutoff); err != nil {
 			return fmt.Errorf("prune oauth: %w", err)
 		}
 	}

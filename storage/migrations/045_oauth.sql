@@ -9,7 +9,9 @@ CREATE TABLE oauth_clients (
     redirect_uris  text[] NOT NULL,
     -- the address that registered it, to bound registrations per address
     registered_by  text NOT NULL,
-    created_at     timestamptz NOT NULL DEFAULT now()
+    created_at     timestamptz NOT NULL DEFAULT now(),
+    -- first time a person allowed it; clients never allowed are pruned after a week
+    first_allowed_at  timestamptz
 );
 CREATE INDEX oauth_clients_created ON oauth_clients (created_at);
 CREATE INDEX oauth_clients_registered_by ON oauth_clients (registered_by, created_at);
