@@ -131,8 +131,15 @@ func parseScope(raw string) (string, bool) {
 	return scope, true
 }
 
+// isResource accepts the MCP server's URL as the resource (RFC 8707), with or without a trailing
+// slash or a query (a client configured with PUBLIC_URL/mcp?toolsets=... names that URL), never
+// with a fragment.
 func (s *Server) isResource(r string) bool {
-	return r == s.resourceURL() || r == s.resourceURL()+"/"
+	base, query, _ := strings.Cut(r, "?")
+	if strings.Contains(query, "#") || strings.Contains(base, "#") {
+		return false
+	}
+	return base == s.resourceURL() || base == s.resourceURL()+"/"
 }
 
 func validChallenge(c string) bool {

@@ -70,11 +70,16 @@ func TestAuthorizeRedirectedErrors(t *testing.T) {
 			}
 		})
 	}
-	// The resource of the MCP server itself is accepted.
-	q := authzQuery(id, "https://claude.example/cb?keep=1", c)
-	q.Set("resource", e.http.URL+"/mcp")
-	if r := e.do(http.MethodGet, "/oauth/authorize?"+q.Encode(), "", "", e.cookie); r.status != http.StatusOK {
-		t.Fatalf("resource %s: %d", q.Get("resource"), r.status)
+	// The MCP server itself is accepted as the resource, also with a query; its URL with a
+	// fragment or another path is not.
+	for res, ok := range map[string]bool{e.http.URL + "/mcp": true, e.http.URL + "/mcp/": true, e.http.URL + "/mcp?toolsets=sdr": true,
+		e.http.URL + "/mcp#x": false, e.http.URL + "/mcpx": false, e.http.URL + "/api/v1": false, e.http.URL: false} {
+		q := authzQuery(id, "https://claude.example/cb?keep=1", c)
+		q.Set("resource", res)
+		r := e.do(http.MethodGet, "/oauth/authorize?"+q.Encode(), "", "", e.cookie)
+		if (r.status == http.StatusOK) != ok {
+			t.Errorf("resource %s: %d", res, r.status)
+		}
 	}
 }
 
