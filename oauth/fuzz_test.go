@@ -32,13 +32,13 @@ func FuzzRedirectURIs(f *testing.F) {
 	})
 }
 
-// FuzzPKCE: only the verifier whose S256 hash is the challenge matches it.
-func FuzzPKCE(f *testing.F) {
-	f.Add("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
-	f.Add("", "")
-	f.Fuzz(func(t *testing.T, verifier, challenge string) {
-		if pkceMatches(verifier, challenge) && !pkceMatches(verifier, challenge+"x") && len(challenge) != 43 {
-			t.Fatalf("%q matched a challenge of %d characters", verifier, len(challenge))
-		}
-	})
+// TestPKCEVector is the example of RFC 7636 appendix B.
+func TestPKCEVector(t *testing.T) {
+	const verifier, challenge = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+	if !pkceMatches(verifier, challenge) || !validVerifier(verifier) || !validChallenge(challenge) {
+		t.Fatal("the RFC's example does not verify")
+	}
+	if pkceMatches(verifier, verifier) || pkceMatches(verifier[1:], challenge) || pkceMatches(verifier, challenge[:42]) {
+		t.Fatal("plain or altered values verify")
+	}
 }
