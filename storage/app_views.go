@@ -59,20 +59,18 @@ type HourHealth struct {
 	Failed    int
 }
 
-// DestinationHealth returns, per destination of destIDs, the attempts of each hour from since
-// (truncated to the hour) to now, oldest first. Hours without attempts are absent. It reads the
-// delivery_attempts_dest_at index, one range per destination.
+// DestinationHealth returns, per destination of destIDs (of orgID), the attempts of each hour
+// from since (truncated to the hour) on, oldest first, from the hourly rollup (migration 041).
+// Hours without attempts are absent.
 func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []string, since time.Time) (map[string][]HourHealth, error) {
 	out := make(map[string][]HourHealth, len(destIDs))
 	if len(destIDs) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT destination_id, date_trunc('hour', at) AS h,
-			count(*) FILTER (WHERE error IS NULL AND status_code BETWEEN 200 AND 299),
-			count(*) FILTER (WHERE NOT (error IS NULL AND status_code BETWEEN 200 AND 299))
-		FROM delivery_attempts
-		WHERE destination_id = ANY($2) AND at >= $3 AND org_id = $1 AND trigger <> 'test'
-		GROUP BY 1, 2 ORDER BY 1, 2`, orgID, destIDs, since.Truncate(time.Hour))
+	rows, err := s.pool.Query(ctx, `SELECT h.destination_id, h.hour, h.delivered, h.failed
+		FROM delivery_health_hourly h JOIN destinations d ON d.id = h.destination_id AND d.org_id = $1
+		WHERE h.destination_id = ANY($2) AND h.hour >= $3
+		ORDER BY 1, 2`, orgID, destIDs, since.Truncate(time.Hour))
 	if err != nil {
 		return nil, fmt.Errorf("destination health: %w", err)
 	}
@@ -88,6 +86,31 @@ func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []s
 	return out, rows.Err()
 }
 
+// LatestAttempts returns the newest attempt of each of destIDs (tests included), like
+// LastAttempts, but as one index probe per destination (delivery_attempts_dest_at) rather than
+// a sort of every attempt of the organization, so it costs the same with a hundred attempts or
+// a million.
+func (s *Store) LatestAttempts(ctx context.Context, orgID string, destIDs []string) (map[string]AttemptLogEntry, error) {
+	out := make(map[string]AttemptLogEntry, len(destIDs))
+	if len(destIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM unnest($2::text[]) AS want(dest_id)
+		CROSS JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.destination_id = want.dest_id AND a.org_id = $1
+			ORDER BY a.at DESC, a.id DESC LIMIT 1) last`, orgID, destIDs)
+	if err != nil {
+		return nil, fmt.Errorf("latest attempts: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+	if err != nil {
+		return nil, fmt.Errorf("latest attempts: %w", err)
+	}
+	for _, a := range list {
+		out[a.DestinationID] = a
+	}
+	return out, nil
+}
+
 // AttemptFilter narrows a destination's attempt log; zero fields do not filter. Outcome is
 // "delivered" (2xx) or "failed".
 type AttemptFilter struct {
@@ -101,11 +124,22 @@ type AttemptFilter struct {
 // applied; more reports whether a further page exists (no count: the page stays cheap on a long
 // log). The caller checks first that the destination belongs to orgID.
 func (s *Store) FilteredAttemptLog(ctx context.Context, orgID, destID string, f AttemptFilter) (list []AttemptLogEntry, more bool, err error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts
-		WHERE destination_id = $2 AND org_id = $1 AND ($3 = '' OR event_kind = $3)
-		  AND ($4 = '' OR ($4 = 'delivered') = (error IS NULL AND status_code BETWEEN 200 AND 299))
-		ORDER BY at DESC, id DESC LIMIT $5 OFFSET $6`,
-		orgID, destID, f.Event, f.Outcome, f.Limit+1, f.Offset)
+	// The conditions are spelled exactly as the partial indexes of migration 042, so the planner
+	// can use them.
+	where := `destination_id = $2 AND org_id = $1`
+	args := []any{orgID, destID, f.Limit + 1, f.Offset}
+	if f.Event != "" {
+		args = append(args, f.Event)
+		where += ` AND event_kind = $5`
+	}
+	switch f.Outcome {
+	case "delivered":
+		where += ` AND (error IS NULL AND status_code BETWEEN 200 AND 299)`
+	case "failed":
+		where += ` AND NOT (error IS NULL AND status_code BETWEEN 200 AND 299)`
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts WHERE `+where+`
+		ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("attempt log: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"outreachd/outreach"
@@ -118,7 +119,10 @@ func clientAddress(r *http.Request) string {
 
 // dummyHash is checked when no user has the email, so an unknown email takes as long to refuse
 // as a wrong password.
-var dummyHash, _ = HashPassword("not-a-password-of-anyone")
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashPassword("not-a-password-of-anyone")
+	return h
+})
 
 func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
@@ -146,7 +150,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	u, err := a.store.UserByEmail(r.Context(), email)
 	hash := u.PasswordHash
 	if errors.Is(err, outreach.ErrNotFound) {
-		hash = dummyHash
+		hash = dummyHash()
 	} else if err != nil {
 		a.fail(w, r, err)
 		return

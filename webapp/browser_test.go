@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"outreachd/internal/testenv"
 )
 
@@ -33,6 +35,8 @@ func TestBrowser(t *testing.T) {
 	campaignID := r.JSON["item"].(map[string]any)["id"].(string)
 	rc := newReceiver(t)
 	b := newBrowser(t, srv.URL)
+	start := time.Now()
+	step := func(name string) { t.Logf("%5.1fs %s", time.Since(start).Seconds(), name) }
 
 	// Sign in: a page asked for before signing in is where the person lands after.
 	b.open("/app/keys")
@@ -49,6 +53,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("after sign-in the browser is at %s, want /app/keys", loc)
 	}
 
+	step("signed in")
 	// Add a destination with a generated secret, shown once.
 	b.click("//nav//a[normalize-space(.)='Event Destinations']")
 	b.waitText("No destinations yet")
@@ -66,6 +71,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal("the secret is shown again after the page that made it")
 	}
 
+	step("destination added")
 	// Send test: the result appears in place, the receiver got a test event.
 	b.click(buttonIn("CRM receiver", "Send test"))
 	b.waitText("delivered: HTTP 200")
@@ -77,8 +83,8 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(text, "HTTP 200") || !strings.Contains(text, "(test)") {
 		t.Fatalf("after a reload the last attempt is not shown: %s", text)
 	}
-	b.shot("destinations")
 
+	step("tested")
 	// Launch the campaign (asked again first): its campaign_started event is delivered.
 	b.click("//nav//a[normalize-space(.)='Campaigns']")
 	b.click(buttonIn("Founders in Berlin", "Launch…"))
@@ -101,6 +107,7 @@ func TestBrowser(t *testing.T) {
 	}
 	prospectID := r.JSON["accepted"].([]any)[0].(map[string]any)["lead_id"].(string)
 
+	step("launched")
 	// Resend from the destination's attempt log: the same delivery (same webhook-id) again.
 	b.open("/app/destinations")
 	b.click("//a[normalize-space(.)='CRM receiver']")
@@ -117,10 +124,16 @@ func TestBrowser(t *testing.T) {
 		return n == 2
 	})
 	b.open("/app/destinations")
+	b.waitText("delivered, 0 failed")
+	b.shot("destinations")
+	b.run("phone-sized window", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	b.shot("destinations-phone")
+	b.run("laptop-sized window", chromedp.EmulateViewport(1280, 900))
 	b.click("//a[normalize-space(.)='CRM receiver']")
 	b.waitText("manual")
 	b.shot("destination")
 
+	step("resent")
 	// API keys: Create key with the form's defaults, shown once; it works until revoked.
 	b.click("//nav//a[normalize-space(.)='API keys']")
 	b.click(button("Create key"))
@@ -140,6 +153,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("the revoked key still answers %d", r.Status)
 	}
 
+	step("keys")
 	// A draft reaches Needs Human; approving it (asked again first) sends it on LinkedIn.
 	waitFor(t, 25*time.Second, "the invitation", func() bool {
 		r := org.Read.Do(t, "GET", "/api/v1/prospects/"+prospectID, nil)
@@ -147,6 +161,7 @@ func TestBrowser(t *testing.T) {
 	})
 	testenv.Admin(t, srv.DBURL, "simulate", "accept", "--prospect", prospectID)
 	testenv.Admin(t, srv.DBURL, "simulate", "reply", "--prospect", prospectID, "--text", "Could you send me an email with <b>the details</b>?")
+	step("replied")
 	b.open("/app/campaigns/" + campaignID)
 	b.waitText("Ada Browser")
 	b.shot("campaign")
@@ -163,6 +178,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("the approved item is still open: %s", inbox.Body)
 	}
 
+	step("approved")
 	// Another organization's person sees nothing of it.
 	b.click(button("Sign out"))
 	b.waitText("Sign in to outreachd")

@@ -136,7 +136,7 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 		a.fail(w, r, err)
 		return
 	}
-	last, err := a.store.LastAttempts(ctx, u.OrgID, []string{d.ID})
+	last, err := a.store.LatestAttempts(ctx, u.OrgID, []string{d.ID})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -185,8 +185,8 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	if p.Events == nil {
 		p.Events = []string{}
 	}
-	if d.URL != "" {
-		url := strings.TrimSpace(r.PostFormValue("url"))
+	if url := strings.TrimSpace(r.PostFormValue("url")); d.URL != "" && (url != "" || d.Kind != storage.DestinationSlack) {
+		// A Slack webhook URL is not shown again, so an empty field keeps it.
 		p.URL = &url
 	}
 	if d.Kind == storage.DestinationSlack && d.URL == "" {

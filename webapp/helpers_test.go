@@ -47,6 +47,12 @@ func (e *env) advance(d time.Duration) {
 // newEnv starts the application. Private destination addresses are refused, as in production.
 func newEnv(t *testing.T, cfg webapp.Config) *env {
 	t.Helper()
+	return newEnvWith(t, cfg, nil)
+}
+
+// newEnvWith is newEnv with a draft desk for the Needs Human page.
+func newEnvWith(t *testing.T, cfg webapp.Config, drafts webapp.Drafts) *env {
+	t.Helper()
 	st := testenv.Store(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
@@ -62,7 +68,7 @@ func newEnv(t *testing.T, cfg webapp.Config) *env {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
-	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock}, cfg)
+	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

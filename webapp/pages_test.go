@@ -113,6 +113,25 @@ func TestDestinationRulesOnThePage(t *testing.T) {
 	if p := c.get("/app/destinations/" + list[1].ID); strings.Contains(p.Body, "whsec_") {
 		t.Fatal("the rotated secret is shown again")
 	}
+	// A Slack incoming-webhook URL is a credential: never shown whole, kept by an empty edit.
+	c.post("/app/destinations/"+list[2].ID+"/delete", url.Values{})
+	const hook = "https://hooks.slack.com/services/T0001/B0001/abcdefghijklmnopqrstuvwx"
+	sl, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: "Slack", Kind: storage.DestinationSlack,
+		URL: hook, Events: []string{"all"}, Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/app/destinations", "/app/destinations/" + sl.ID} {
+		if p := c.get(path); p.Status != http.StatusOK || strings.Contains(p.Body, "abcdefghijklmnop") {
+			t.Errorf("%s shows the Slack webhook URL whole (%d)", path, p.Status)
+		}
+	}
+	if p := c.post("/app/destinations/"+sl.ID, url.Values{"name": {"Slack alerts"}, "url": {""}, "events": {"all"}, "enabled": {"on"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("edit the Slack destination: %d %s", p.Status, alert(p.Body))
+	}
+	if got, _ := e.store.GetDestination(context.Background(), orgID, sl.ID); got.URL != hook || got.Name != "Slack alerts" {
+		t.Fatalf("after the edit: %q %q", got.Name, got.URL)
+	}
 	// The attempt log refuses an unknown filter by name.
 	if p := c.get("/app/destinations/" + list[1].ID + "?outcome=maybe"); p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "outcome") {
 		t.Fatalf("bad filter: %d", p.Status)
