@@ -26,10 +26,10 @@ func chromiumPath(t *testing.T) string {
 	return strings.TrimSpace(string(out))
 }
 
-// screenshotDir keeps screenshots where a person can look at them: $OUTREACHD_SCREENSHOTS when
+// screenshotDir keeps screenshots where a person can look at them: $APP_SHOTS_DIR when
 // set, else the test's temporary folder.
 func screenshotDir(t *testing.T) string {
-	if d := os.Getenv("OUTREACHD_SCREENSHOTS"); d != "" {
+	if d := os.Getenv("APP_SHOTS_DIR"); d != "" {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
