@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"outreachd/outreach"
 )
 
 const cb = "https://claude.example/cb"
@@ -46,7 +48,7 @@ func TestExchangeCode(t *testing.T) {
 		t.Fatalf("plain tokens stored: %d %v", n, err)
 	}
 	for _, bad := range []string{rt, "oat_nope", "", "key_" + at[4:]} {
-		if _, err := e.srv.VerifyAccessToken(context.Background(), bad); !errors.Is(err, ErrInvalidToken) {
+		if _, err := e.srv.VerifyAccessToken(context.Background(), bad); !errors.Is(err, ErrInvalidToken) || !errors.Is(err, outreach.ErrNotFound) {
 			t.Errorf("VerifyAccessToken(%q) = %v", bad, err)
 		}
 	}
