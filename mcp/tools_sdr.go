@@ -1,0 +1,3 @@
+package mcp
+
+func (s *Server) sdrTools() []*toolDef { return nil }
