@@ -69,6 +69,8 @@ type Deps struct {
 	// Assistant serves the assistant (MCP) server at /mcp and its OAuth protected-resource
 	// metadata at /.well-known/oauth-protected-resource; nil answers 501 at /mcp.
 	Assistant http.Handler
+	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
+	Drafts DraftDesk
 }
 
 // Server holds the dependencies of every handler.
