@@ -67,6 +67,9 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
+	if err := a.wireAssistant(nil); err != nil {
+		return err
+	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
 		PublicURL:               cfg.PublicURL,
 		RateLimitPerMinute:      cfg.RateLimitPerMinute,
