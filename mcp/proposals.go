@@ -137,7 +137,9 @@ type userError struct{ msg string }
 
 func (e *userError) Error() string { return e.msg }
 
-func userErrorf(format string, args ...any) error { return &userError{msg: fmt.Sprintf(format, args...)} }
+func userErrorf(format string, args ...any) error {
+	return &userError{msg: fmt.Sprintf(format, args...)}
+}
 
 // toolErr turns err into the error a tool answers (isError: true): the REST API's own message,
 // a message written for the person, or a client error of the domain as the API words it. Any

@@ -89,7 +89,7 @@ type Deps struct {
 	// approve_draft and dismiss_draft answer that sending is not available in this process.
 	Drafts DraftDecider
 	// OAuth verifies OAuth access tokens (they start with "oat_"); nil refuses them all.
-	OAuth AccessTokenVerifier
+	OAuth  AccessTokenVerifier
 	Logger *slog.Logger
 	// Now is the wall clock of proposals and rate limits; nil means time.Now.
 	Now func() time.Time
@@ -146,7 +146,9 @@ func New(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 func (s *Server) URL() string { return s.cfg.PublicURL + "/mcp" }
 
 // MetadataURL is the address of the OAuth protected-resource metadata (RFC 9728).
-func (s *Server) MetadataURL() string { return s.cfg.PublicURL + "/.well-known/oauth-protected-resource" }
+func (s *Server) MetadataURL() string {
+	return s.cfg.PublicURL + "/.well-known/oauth-protected-resource"
+}
 
 // Handler serves /mcp and /.well-known/oauth-protected-resource.
 func (s *Server) Handler() http.Handler {

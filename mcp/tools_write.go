@@ -71,7 +71,9 @@ func (s *Server) campaignTools() []*toolDef {
 			}),
 		writeTool(s, "push_leads", "Push leads into a campaign",
 			"Propose adding leads to a campaign; the proposal counts how many are new, already there, on the do-not-contact list or in another campaign. Changes nothing until confirm_proposal.",
-			groupLeads, false, func(sc *jsonschema.Schema) { sc.Properties["leads"].MinItems, sc.Properties["leads"].MaxItems = new(1), new(100) },
+			groupLeads, false, func(sc *jsonschema.Schema) {
+				sc.Properties["leads"].MinItems, sc.Properties["leads"].MaxItems = new(1), new(100)
+			},
 			s.proposePush, func(ctx context.Context, c caller, in pushLeadsInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "POST", "/campaigns/"+in.CampaignID+"/leads", nil, map[string]any{"leads": in.Leads})
 			}),
