@@ -17,11 +17,7 @@ func TestAssistantDrafts(t *testing.T) {
 	t.Parallel()
 	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
 	org := testenv.NewOrg(t, srv)
-	testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Sam Seller")
-	c := restJSON(t, org.Write, "POST", "/api/v1/campaigns", map[string]any{"name": "Desk",
-		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"}})
-	cid := c["item"].(map[string]any)["id"].(string)
-	testenv.Admin(t, srv.DBURL, "campaign", "set-status", "--campaign", cid, "--status", "active")
+	cid := activeCampaign(t, srv, org)
 	cs := connect(t, srv, org.WriteKey, "sdr,leads,inbox")
 
 	p := propose(t, cs, "push_leads", map[string]any{"campaign_id": cid, "leads": []map[string]any{
@@ -94,4 +90,16 @@ func TestAssistantDrafts(t *testing.T) {
 		t.Fatalf("the approved reply is not in the inbox: %s", b)
 	}
 	toolError(t, cs, "get_inbox", map[string]any{"scope": "everything"}, "scope")
+}
+
+// activeCampaign connects a simulated LinkedIn seat and makes an active campaign that works
+// around the clock.
+func activeCampaign(t *testing.T, srv *testenv.Server, org testenv.Org) string {
+	t.Helper()
+	testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Sam Seller")
+	c := restJSON(t, org.Write, "POST", "/api/v1/campaigns", map[string]any{"name": "Desk",
+		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"}})
+	cid := c["item"].(map[string]any)["id"].(string)
+	testenv.Admin(t, srv.DBURL, "campaign", "set-status", "--campaign", cid, "--status", "active")
+	return cid
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"outreachd/internal/testenv"
 )
 
@@ -15,6 +17,12 @@ func TestAssistantProposals(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	cs := connect(t, w.srv, w.org.WriteKey, allGroups)
+	checkCampaignProposals(t, w, cs)
+	checkLeadProposals(t, w, cs)
+	checkMessagingProposals(t, w, cs)
+}
+
+func checkCampaignProposals(t *testing.T, w workspace, cs *sdk.ClientSession) {
 	campaigns := func() int { return len(restJSON(t, w.org.Read, "GET", "/api/v1/campaigns", nil)["data"].([]any)) }
 
 	// create_campaign: nothing exists until the confirmation; then exactly once.
@@ -55,9 +63,12 @@ func TestAssistantProposals(t *testing.T) {
 	if item := confirm(t, cs, p)["item"].(map[string]any); !strings.Contains(item["name"].(string), "Berlin founders") || item["id"] == w.campaignID {
 		t.Fatalf("duplicate result: %v", item)
 	}
+}
+
+func checkLeadProposals(t *testing.T, w workspace, cs *sdk.ClientSession) {
 
 	// push_leads: the summary counts from the data; the result is the REST push answer.
-	p = propose(t, cs, "push_leads", map[string]any{"campaign_id": w.campaignID, "leads": []map[string]any{
+	p := propose(t, cs, "push_leads", map[string]any{"campaign_id": w.campaignID, "leads": []map[string]any{
 		{"linkedin_url": "https://www.linkedin.com/in/ada-lovelace"},
 		{"linkedin_url": "https://www.linkedin.com/in/carl-closed"},
 		{"linkedin_url": "https://www.linkedin.com/in/dora-new", "name": "Dora New"},
@@ -70,7 +81,7 @@ func TestAssistantProposals(t *testing.T) {
 	if n := len(restJSON(t, w.org.Read, "GET", "/api/v1/campaigns/"+w.campaignID+"/leads", nil)["data"].([]any)); n != 2 {
 		t.Fatalf("a proposal pushed leads: %d", n)
 	}
-	res = confirm(t, cs, p)
+	res := confirm(t, cs, p)
 	counts, _ := res["counts"].(map[string]any)
 	if res["campaign_id"] != w.campaignID || counts["received"] != float64(5) || counts["accepted"] != float64(3) ||
 		counts["rejected"] != float64(2) || counts["duplicates"] != float64(1) {
@@ -101,20 +112,23 @@ func TestAssistantProposals(t *testing.T) {
 		t.Fatalf("mark_outcome result: %v", d)
 	}
 	toolError(t, cs, "mark_outcome", map[string]any{"prospect_id": lead, "outcome": "married"}, "outcome")
+}
+
+func checkMessagingProposals(t *testing.T, w workspace, cs *sdk.ClientSession) {
 
 	// stop_person and block_person
-	p = propose(t, cs, "stop_person", map[string]any{"linkedin_urls": []string{"https://www.linkedin.com/in/ada-lovelace", "kim-unknown"}})
+	p := propose(t, cs, "stop_person", map[string]any{"linkedin_urls": []string{"https://www.linkedin.com/in/ada-lovelace", "kim-unknown"}})
 	if s := p["summary"].(string); !strings.Contains(s, `"Ada Lovelace"`) || !strings.Contains(s, "kim-unknown") || p["irreversible"] != true {
 		t.Fatalf("stop_person proposal: %v", p)
 	}
-	if res = confirm(t, cs, p); res["requested"] != float64(2) || res["applied"] != float64(1) {
+	if res := confirm(t, cs, p); res["requested"] != float64(2) || res["applied"] != float64(1) {
 		t.Fatalf("stop_person result: %v", res)
 	}
 	p = propose(t, cs, "block_person", map[string]any{"linkedin_urls": []string{"https://www.linkedin.com/in/bob-babbage"}, "reason": "asked us to stop"})
 	if s := p["summary"].(string); !strings.Contains(s, "do-not-contact") || p["irreversible"] != true {
 		t.Fatalf("block_person proposal: %v", p)
 	}
-	if res = confirm(t, cs, p); res["blocked"] != float64(1) {
+	if res := confirm(t, cs, p); res["blocked"] != float64(1) {
 		t.Fatalf("block_person result: %v", res)
 	}
 	bl := restJSON(t, w.org.Read, "GET", "/api/v1/blacklist?type=account", nil)["data"].([]any)

@@ -25,6 +25,10 @@ func newWorkspace(t *testing.T, env ...string) workspace {
 	t.Helper()
 	srv := testenv.StartServer(t, testenv.DatabaseURL(t), env...)
 	w := workspace{srv: srv, org: testenv.NewOrg(t, srv)}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	t.Cleanup(hook.Close)
+	d := restJSON(t, w.org.Write, "POST", "/api/v1/destinations", map[string]any{"url": hook.URL + "/hook", "name": "hook"})
+	w.destID = d["data"].(map[string]any)["id"].(string)
 	c := restJSON(t, w.org.Write, "POST", "/api/v1/campaigns", map[string]any{"name": "Berlin founders"})
 	w.campaignID = c["item"].(map[string]any)["id"].(string)
 	p := restJSON(t, w.org.Write, "POST", "/api/v1/campaigns/"+w.campaignID+"/leads", map[string]any{"leads": []map[string]any{
@@ -35,11 +39,24 @@ func newWorkspace(t *testing.T, env ...string) workspace {
 	}
 	restJSON(t, w.org.Write, "POST", "/api/v1/blacklist", map[string]any{"entries": []map[string]any{
 		{"value": "https://www.linkedin.com/in/carl-closed", "type": "account"}}})
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
-	t.Cleanup(hook.Close)
-	d := restJSON(t, w.org.Write, "POST", "/api/v1/destinations", map[string]any{"url": hook.URL + "/hook", "name": "hook"})
-	w.destID = d["data"].(map[string]any)["id"].(string)
 	return w
+}
+
+// settle waits until the enricher has resolved the leads and the hub has delivered their events,
+// so that two reads of the same thing agree.
+func (w workspace) settle(t *testing.T) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "enrichment and deliveries", func() bool {
+		leads := restJSON(t, w.org.Read, "GET", "/api/v1/campaigns/"+w.campaignID+"/leads", nil)["data"].([]any)
+		for _, l := range leads {
+			if l.(map[string]any)["enrichment_status"] == "pending" {
+				return false
+			}
+		}
+		pending := restJSON(t, w.org.Read, "GET", "/api/v1/deliveries?status=pending", nil)
+		done := restJSON(t, w.org.Read, "GET", "/api/v1/deliveries?status=succeeded", nil)
+		return len(pending["data"].([]any)) == 0 && len(done["data"].([]any)) > 0
+	})
 }
 
 // TestAssistantReadingTools calls every read-only tool and requires its structuredContent to be
@@ -47,6 +64,7 @@ func newWorkspace(t *testing.T, env ...string) workspace {
 func TestAssistantReadingTools(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
+	w.settle(t)
 	cs := connect(t, w.srv, w.org.ReadKey, allGroups)
 	cid, lid := w.campaignID, w.leadIDs[0]
 	cases := []struct {
@@ -68,7 +86,7 @@ func TestAssistantReadingTools(t *testing.T) {
 		{"list_exclusions", map[string]any{"type": "account"}, "/blacklist?type=account"},
 		{"list_needs_human", nil, "/needs-human"},
 		{"list_destination_attempts", map[string]any{"destination_id": w.destID}, "/destinations/" + w.destID + "/attempts"},
-		{"list_deliveries", map[string]any{"status": "pending"}, "/deliveries?status=pending"},
+		{"list_deliveries", map[string]any{"status": "succeeded", "limit": 5}, "/deliveries?status=succeeded&limit=5"},
 	}
 	for _, c := range cases {
 		got := ok(t, cs, c.tool, c.args)
