@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,12 +119,15 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	if def == nil || def.execute == nil {
 		return nil, fmt.Errorf("proposal %s names tool %q, which cannot be carried out", id, p.Tool)
 	}
-	out, execErr := def.execute(ctx, c, p.Arguments)
+	// Claimed means decided: carry it out even if the client hangs up now.
+	execCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	out, execErr := def.execute(execCtx, c, p.Arguments)
 	errText := ""
 	if execErr != nil {
 		errText = s.toolErr(execErr).Error()
 	}
-	if err := s.store.FinishProposal(context.WithoutCancel(ctx), id, out, errText); err != nil {
+	if err := s.store.FinishProposal(execCtx, id, out, errText); err != nil {
 		s.log.Error("mcp: record proposal outcome", "proposal", id, "err", err)
 	}
 	if execErr != nil {
@@ -148,9 +152,7 @@ func (s *Server) toolErr(err error) error {
 	var ue *userError
 	var re *restError
 	switch {
-	case errors.As(err, &re) && re.status >= 500:
-		return errors.New("internal error; it has been logged")
-	case errors.As(err, &ue), errors.As(err, &re):
+	case errors.As(err, &ue), errors.As(err, &re): // the REST API's messages never leak internals, 5xx included
 		return err
 	case errors.Is(err, outreach.ErrInvalid), errors.Is(err, outreach.ErrNotFound),
 		errors.Is(err, outreach.ErrCampaignClosed), errors.Is(err, outreach.ErrConflict):

@@ -98,7 +98,7 @@ func newTool[In any](name, title, description, group string, writes, destructive
 	return &sdk.Tool{
 		Name: name, Title: title, Description: description, InputSchema: schema,
 		Annotations: &sdk.ToolAnnotations{Title: title, ReadOnlyHint: !writes, DestructiveHint: &destructive,
-			IdempotentHint: !writes, OpenWorldHint: new(false)},
+			IdempotentHint: !writes},
 		Meta: sdk.Meta{"toolset": group},
 	}
 }
