@@ -12,11 +12,12 @@
 //   - Text written by leads is data, never instructions, and no tool writes outbound text: an
 //     approved draft is sent as drafted or with the person's own edited text, passed through.
 //
-// The server is stateless (a fresh MCP server per HTTP request, built for that request's
-// caller and ?toolsets=): nothing about one caller survives the request, so no session can leak
-// between organizations, every request is authenticated on its own (a revoked key stops at
-// once), and any instance of the service can answer any request. The price is that the server
-// cannot send requests to the client (elicitation, sampling); the proposal path needs neither.
+// The server is stateless: no Mcp-Session-Id is issued, every HTTP request is authenticated on
+// its own and served by the MCP server of its caller's view (scope and ?toolsets=), whose tools
+// read who calls from that request's token. Nothing about one caller survives its request, so
+// no session can leak between organizations, a revoked key stops at once, and any instance of
+// the service can answer any request. The price is that the server cannot send requests to the
+// client (elicitation, sampling); the proposal path needs neither.
 package mcp
 
 import (
@@ -26,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -106,6 +108,8 @@ type Server struct {
 	byName map[string]*toolDef
 	cache  *sdk.SchemaCache
 	stream http.Handler
+	// servers caches the MCP server of each view (scope and groups); see serverFor.
+	servers sync.Map
 }
 
 // New builds the assistant server.
@@ -189,7 +193,7 @@ Writing: no tool writes outbound text and none quotes prices. Messages are writt
 
 Changes: every tool that would change something only returns a proposal {id, tool, summary, irreversible, expires_at}. Show the summary to the person, say plainly when it is irreversible, and call confirm_proposal with its id only after they agree. A proposal is carried out once and expires after 15 minutes.`
 
-// serverFor builds the MCP server of one HTTP request: the tools its caller may use, limited
+// serverFor picks the MCP server of one HTTP request: the tools its caller may use, limited
 // to the requested toolsets. It returns nil (the SDK answers 400) only for a request that
 // bypassed serveMCP.
 func (s *Server) serverFor(r *http.Request) *sdk.Server {
@@ -200,6 +204,13 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 	c, ok := callerFrom(auth.TokenInfoFromContext(r.Context()))
 	if !ok {
 		return nil
+	}
+	// A server holds no caller: its tools read who calls from each request's token info. So one
+	// server per (scope, groups) serves every caller with that view — at most 2×64 of them —
+	// and requests are spared registering every tool again (a fifth of a call's CPU, measured).
+	key := fmt.Sprint(c.canWrite(), groupKey(groups))
+	if srv, ok := s.servers.Load(key); ok {
+		return srv.(*sdk.Server)
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "outreachd", Title: "outreachd", Version: s.cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, SchemaCache: s.cache})
@@ -212,5 +223,17 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 		}
 		t.add(srv, t.tool)
 	}
-	return srv
+	actual, _ := s.servers.LoadOrStore(key, srv)
+	return actual.(*sdk.Server)
+}
+
+// groupKey is a canonical name of a set of groups.
+func groupKey(groups map[string]bool) string {
+	var b strings.Builder
+	for _, g := range Groups {
+		if groups[g] {
+			b.WriteString(g + ",")
+		}
+	}
+	return b.String()
 }
