@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"outreachd/internal/testenv"
 )
 
@@ -108,6 +110,18 @@ func TestAssistantReadingTools(t *testing.T) {
 	toolError(t, ocs, "mark_outcome", map[string]any{"prospect_id": lid, "outcome": "booked"}, "not found")
 	toolError(t, ocs, "push_leads", map[string]any{"campaign_id": cid, "leads": []map[string]any{{"linkedin_url": "https://www.linkedin.com/in/x-y"}}}, "not found")
 	toolError(t, ocs, "duplicate_campaign", map[string]any{"campaign_id": cid}, "not found")
+	// Two organizations with the same view (scope and groups) share nothing, call after call.
+	wcs := connect(t, w.srv, w.org.WriteKey, allGroups)
+	for i := 0; i < 3; i++ {
+		for _, c := range []struct {
+			cs  *sdk.ClientSession
+			org string
+		}{{wcs, w.org.ID}, {ocs, other.ID}} {
+			if me := ok(t, c.cs, "get_me", nil)["data"].(map[string]any); me["org_id"] != c.org {
+				t.Fatalf("get_me answered %v, want organization %s", me, c.org)
+			}
+		}
+	}
 	if l := ok(t, ocs, "list_prospects", map[string]any{"campaign_id": cid})["data"].([]any); len(l) != 0 {
 		t.Fatalf("another organization's prospects: %v", l)
 	}
