@@ -45,7 +45,7 @@ func TestAssistantOAuthTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assistant, err := mcp.New(st, mcp.Deps{REST: rest, OAuth: verifier}, mcp.Config{PublicURL: public})
+	assistant, err := mcp.NewServer(st, mcp.Deps{REST: rest, OAuth: verifier}, mcp.Config{PublicURL: public})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,8 +112,8 @@ type Server struct {
 	servers sync.Map
 }
 
-// New builds the assistant server.
-func New(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
+// NewServer builds the assistant server.
+func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err

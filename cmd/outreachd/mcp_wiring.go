@@ -24,7 +24,7 @@ func (a *app) wireAssistant(oauth mcp.AccessTokenVerifier) error {
 	if a.apiDeps.Drafts != nil {
 		deps.Drafts = a.apiDeps.Drafts
 	}
-	srv, err := mcp.New(a.store, deps, mcp.Config{
+	srv, err := mcp.NewServer(a.store, deps, mcp.Config{
 		PublicURL:               a.cfg.PublicURL,
 		RateLimitPerMinute:      a.cfg.RateLimitPerMinute,
 		InboxRateLimitPerMinute: a.cfg.InboxRateLimitPerMinute,
