@@ -167,10 +167,16 @@ func TestAssistantToolsets(t *testing.T) {
 			t.Errorf("read key lists %s, which is not read-only", name)
 		}
 	}
-	// A write tool the read key does not list cannot be called either.
+	// A tool the view does not list cannot be called either, and the error says why.
 	cs := connect(t, srv, org.ReadKey, allGroups)
-	if res, err := cs.CallTool(t.Context(), callParams("create_campaign", map[string]any{"name": "x"})); err == nil && !res.IsError {
-		t.Fatalf("read key created a proposal: %s", text(res))
+	toolError(t, cs, "create_campaign", map[string]any{"name": "x"}, "needs a read_write key or token; this one is read-only")
+	toolError(t, cs, "confirm_proposal", map[string]any{"proposal_id": "prp_x"}, "read-only")
+	cs = connect(t, srv, org.WriteKey, "leads")
+	toolError(t, cs, "get_inbox", nil, `belongs to the "inbox" tool group`)
+	var n int
+	queryRow(t, srv, `SELECT count(*) FROM assistant_proposals`, nil, &n)
+	if n != 0 {
+		t.Fatalf("%d proposals stored", n)
 	}
 }
 

@@ -196,7 +196,3 @@ func queryRow(t *testing.T, srv *testenv.Server, sql string, args []any, dest ..
 		t.Fatal(err)
 	}
 }
-
-func callParams(name string, args any) *sdk.CallToolParams {
-	return &sdk.CallToolParams{Name: name, Arguments: args}
-}

@@ -21,6 +21,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -214,6 +215,7 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "outreachd", Title: "outreachd", Version: s.cfg.Version},
 		&sdk.ServerOptions{Instructions: instructions, SchemaCache: s.cache})
+	listed := map[string]bool{}
 	for _, t := range s.tools {
 		if t.group != groupReading && !groups[t.group] {
 			continue
@@ -222,7 +224,9 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 			continue
 		}
 		t.add(srv, t.tool)
+		listed[t.tool.Name] = true
 	}
+	srv.AddReceivingMiddleware(s.unlistedTools(listed))
 	actual, _ := s.servers.LoadOrStore(key, srv)
 	return actual.(*sdk.Server)
 }
@@ -237,3 +241,34 @@ func groupKey(groups map[string]bool) string {
 	}
 	return b.String()
 }
+
+// unlistedTools answers a call of a tool this view does not list with a tool error that says
+// why (a read-only token, a group not loaded, no such tool) instead of the protocol's bare
+// "unknown tool".
+func (s *Server) unlistedTools(listed map[string]bool) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			call, isCall := req.(*sdk.CallToolRequest)
+			if !isCall || call.Params == nil || listed[call.Params.Name] {
+				return next(ctx, method, req)
+			}
+			name := call.Params.Name
+			var msg string
+			switch def := s.byName[name]; {
+			case def == nil:
+				msg = fmt.Sprintf("unknown tool %q; tools/list shows the tools of this connection", clip(name, 60))
+			case def.writes && !listedWrites(listed):
+				msg = fmt.Sprintf("%s changes the workspace and needs a read_write key or token; this one is read-only", name)
+			default:
+				msg = fmt.Sprintf("%s belongs to the %q tool group, which this connection did not load; connect with ?toolsets=%s (or without toolsets for every group)",
+					name, def.group, def.group)
+			}
+			res := &sdk.CallToolResult{}
+			res.SetError(errors.New(msg))
+			return res, nil
+		}
+	}
+}
+
+// listedWrites reports whether a view lists writing tools (then its token may write).
+func listedWrites(listed map[string]bool) bool { return listed["confirm_proposal"] }
