@@ -25,8 +25,7 @@ type blockInput struct {
 const maxPeople = 200
 
 func peopleBounds(sc *jsonschema.Schema) {
-	p := prop(sc, "linkedin_urls")
-	p.MinItems, p.MaxItems = new(1), new(maxPeople)
+	array(sc, "linkedin_urls", 1, maxPeople)
 }
 
 // messagingTools stop or block people: every automated message to them ends.

@@ -55,7 +55,7 @@ type campaignInput struct {
 
 type prospectsInput struct {
 	CampaignID string `json:"campaign_id,omitempty" jsonschema:"only prospects of this campaign (cmp_…)"`
-	Status     string `json:"status,omitempty" jsonschema:"only prospects in this status, e.g. pending, invited, connected, replied, booked"`
+	Status     string `json:"status,omitempty" jsonschema:"only prospects in this status, pending, active, connection_sent, connected, messaged, replied, opted_out or completed"`
 	Limit      *int   `json:"limit,omitempty" jsonschema:"page size, 1 to 200 (default 50)"`
 	Offset     *int   `json:"offset,omitempty" jsonschema:"how many to skip (default 0)"`
 }

@@ -71,18 +71,14 @@ func (s *Server) campaignTools() []*toolDef {
 			}),
 		writeTool(s, "push_leads", "Push leads into a campaign",
 			"Propose adding leads to a campaign; the proposal counts how many are new, already there, on the do-not-contact list or in another campaign. Changes nothing until confirm_proposal.",
-			groupLeads, false, func(sc *jsonschema.Schema) {
-				sc.Properties["leads"].MinItems, sc.Properties["leads"].MaxItems = new(1), new(100)
-			},
+			groupLeads, false, func(sc *jsonschema.Schema) { array(sc, "leads", 1, 100) },
 			s.proposePush, func(ctx context.Context, c caller, in pushLeadsInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "POST", "/campaigns/"+in.CampaignID+"/leads", nil, map[string]any{"leads": in.Leads})
 			}),
 		writeTool(s, "add_exclusions", "Add to the do-not-contact list",
 			"Propose adding people or companies to the do-not-contact list; leads matching it are refused from then on. Changes nothing until confirm_proposal.",
 			groupLeads, false, func(sc *jsonschema.Schema) {
-				p := prop(sc, "entries")
-				p.MinItems, p.MaxItems = new(1), new(500)
-				enum(p.Items, "type", outreach.BlacklistAccount, outreach.BlacklistCompany)
+				enum(array(sc, "entries", 1, 500).Items, "type", outreach.BlacklistAccount, outreach.BlacklistCompany)
 			},
 			s.proposeExclusions, func(ctx context.Context, c caller, in addExclusionsInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "POST", "/blacklist", nil, in)

@@ -119,6 +119,14 @@ func enum(schema *jsonschema.Schema, name string, values ...string) {
 	}
 }
 
+// array makes a list property a plain array of min to max items (not "array or null").
+func array(schema *jsonschema.Schema, name string, lo, hi int) *jsonschema.Schema {
+	p := prop(schema, name)
+	p.Type, p.Types = "array", nil
+	p.MinItems, p.MaxItems = &lo, &hi
+	return p
+}
+
 func bounds(schema *jsonschema.Schema, name string, lo, hi float64) {
 	p := prop(schema, name)
 	p.Minimum, p.Maximum = &lo, &hi
