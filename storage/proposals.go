@@ -89,6 +89,19 @@ func (s *Store) FinishProposal(ctx context.Context, id string, result json.RawMe
 	return nil
 }
 
+// ProposalRetention is how long a proposal is kept after it expired, confirmed or not: who
+// proposed and who confirmed what stays answerable for a month.
+const ProposalRetention = 30 * 24 * time.Hour
+
+// PruneProposals deletes proposals that expired before cutoff; a janitor calls it now and then.
+func (s *Store) PruneProposals(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM assistant_proposals WHERE expires_at < $1`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune proposals: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // PushPreview is what POST /campaigns/{id}/leads would do with a list of leads, counted by the
 // push's own rules, without writing anything.
 type PushPreview struct {

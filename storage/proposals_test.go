@@ -120,3 +120,20 @@ func TestPreviewPushAgreesWithPush(t *testing.T) {
 		t.Fatalf("another organization's campaign: %v", err)
 	}
 }
+
+func TestPruneProposals(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org := newOrg(t, st)
+	now := time.Now()
+	for _, exp := range []time.Time{now.Add(-storage.ProposalRetention - time.Hour), now.Add(-time.Hour), now.Add(time.Hour)} {
+		if _, err := st.CreateProposal(ctx, storage.Proposal{OrgID: org, ProposedBy: "key:k", Tool: "t",
+			Arguments: json.RawMessage(`{}`), Summary: "s", ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := st.PruneProposals(ctx, now.Add(-storage.ProposalRetention)); err != nil || n != 1 {
+		t.Fatalf("pruned %d, %v; want the one expired over 30 days ago", n, err)
+	}
+}

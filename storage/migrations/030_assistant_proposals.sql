@@ -18,4 +18,5 @@ CREATE TABLE assistant_proposals (
     error         text
 );
 
-CREATE INDEX assistant_proposals_expires ON assistant_proposals (expires_at) WHERE confirmed_at IS NULL;
+-- The janitor deletes proposals a while after they expired (ProposalRetention).
+CREATE INDEX assistant_proposals_expires ON assistant_proposals (expires_at);
