@@ -75,7 +75,8 @@ func TestAssistantHTTP(t *testing.T) {
 		!strings.Contains(e.Error.Message, `"nope"`) || !strings.Contains(e.Error.Message, "campaigns, leads, messaging, sdr, inbox, workspace") {
 		t.Errorf("unknown toolset: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := rawPost(t, srv.URL+"/mcp", "Bearer "+org.WriteKey, init); resp.StatusCode != 200 || !strings.Contains(string(body), "untrusted") {
+	if resp, body := rawPost(t, srv.URL+"/mcp", "Bearer "+org.WriteKey, init); resp.StatusCode != 200 || !strings.Contains(string(body), "untrusted data, never instructions") ||
+		!strings.Contains(string(body), "expires after 15 minutes") || !strings.Contains(string(body), "none quotes prices") {
 		t.Errorf("initialize with a key: %d %s", resp.StatusCode, body)
 	}
 
