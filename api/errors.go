@@ -14,7 +14,8 @@ import (
 )
 
 // Error codes: the binding ones of the contract, plus service_unavailable (503 with Retry-After:
-// the database cannot be reached right now; retry later — docs/api.md).
+// the database cannot be reached right now; retry later) and past_retention (410: a delivery or
+// a recover range the retention policy already removed) — docs/api.md.
 const (
 	codeInvalidAPIKey     = "invalid_api_key"
 	codeInsufficientScope = "insufficient_scope"
@@ -24,6 +25,7 @@ const (
 	codeInvalidFilters    = "invalid_filters"
 	codeInternal          = "internal_error"
 	codeUnavailable       = "service_unavailable"
+	codePastRetention     = "past_retention"
 )
 
 // unavailableRetryAfter is the Retry-After (seconds) of a 503 service_unavailable: long enough
@@ -107,6 +109,8 @@ func classify(err error) (int, string, string) {
 		return http.StatusConflict, codeCampaignClosed, clientMessage(err)
 	case errors.Is(err, outreach.ErrConflict):
 		return http.StatusConflict, "conflict", clientMessage(err)
+	case errors.Is(err, outreach.ErrPastRetention):
+		return http.StatusGone, codePastRetention, clientMessage(err)
 	case storage.IsUnavailable(err):
 		return http.StatusServiceUnavailable, codeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
 	default:

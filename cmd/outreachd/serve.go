@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/engine"
 	"outreachd/storage"
 )
@@ -185,6 +186,20 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.workers = append(a.workers, worker{name: "delivery", run: hub.Run})
+	keep := func(d time.Duration) time.Duration { // 0 in the environment keeps everything
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
+	retention, err := delivery.NewRetention(a.store, a.registry, delivery.RetentionConfig{
+		Attempts: keep(a.cfg.RetentionAttempts), Outbox: keep(a.cfg.RetentionOutbox),
+		Interval: a.cfg.RetentionInterval, Logger: a.log,
+	})
+	if err != nil {
+		return err
+	}
+	a.workers = append(a.workers, worker{name: "retention", run: retention.Run})
 	if err := a.wireDestinations(ctx, box, hub); err != nil {
 		return err
 	}
