@@ -126,8 +126,11 @@ func runSoak(bin string, o options) {
 	}
 	fmt.Print(report)
 	if !verdict.ok() {
+		// fatalf exits without running the deferred clean-ups: do them first.
 		srv.stop()
-		fatalf("soak: events were lost or sent twice (server log: %s)", srv.log)
+		recv.close()
+		cluster.Remove()
+		fatalf("soak: the check failed: events lost, sent twice or still pending (server log: %s)", srv.log)
 	}
 }
 
