@@ -50,7 +50,7 @@ func versionOf(dir string) int {
 
 // NewCluster initializes a cluster in a new temporary folder and starts it on a free port.
 // settings are extra `-c name=value` server settings.
-func NewCluster(settings ...string) (*Cluster, error) {
+func NewCluster(settings ...string) (_ *Cluster, err error) {
 	bin, err := PostgresBin()
 	if err != nil {
 		return nil, err
@@ -59,6 +59,11 @@ func NewCluster(settings ...string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			(&Cluster{Dir: dir, bin: bin}).Remove()
+		}
+	}()
 	if os.Getuid() == 0 {
 		if out, err := exec.Command("chown", "postgres:postgres", dir).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("chown %s: %v: %s", dir, err, out)
