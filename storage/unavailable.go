@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"syscall"
 
@@ -17,6 +18,12 @@ import (
 // request and end when PostgreSQL is back.
 func IsUnavailable(err error) bool {
 	if err == nil {
+		return false
+	}
+	// An HTTP call's failure (a webhook, the LinkedIn provider, the drafter) is a *url.Error; it
+	// says nothing about the database.
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
 		return false
 	}
 	var pgErr *pgconn.PgError

@@ -95,6 +95,8 @@ func soakSVG(ms []soakMinute) string {
 
 func formatTick(v float64) string {
 	switch {
+	case v == 0:
+		return "0"
 	case v >= 100:
 		return fmt.Sprintf("%.0f", v)
 	case v >= 10:
