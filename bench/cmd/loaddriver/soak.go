@@ -54,16 +54,8 @@ func runSoak(bin string, o options) {
 	srv, err := startServer(bin, cluster.URL, env...)
 	check(err)
 	defer srv.stop()
-	org, err := adminString(bin, cluster.URL, "org_id", "org", "create", "--name", "Soak", "--rate-limit-per-minute", "1000000")
+	key, err := setUpSoakOrg(bin, cluster.URL, recv)
 	check(err)
-	key, err := adminString(bin, cluster.URL, "key", "key", "create", "--org", org, "--scope", "read_write")
-	check(err)
-	for i := range soakDests {
-		_, err := adminString(bin, cluster.URL, "destination_id", "destination", "create", "--org", org,
-			"--url", recv.url(i), "--events", "prospect_added", "--secret", fmt.Sprintf("soak-secret-%d", i),
-			"--name", fmt.Sprintf("soak %d", i))
-		check(err)
-	}
 	client := bench.NewClient(srv.url, key)
 	ctx := context.Background()
 	campaign, err := client.CreateCampaign(ctx, "soak")
@@ -72,6 +64,56 @@ func runSoak(bin string, o options) {
 	check(err)
 	defer db.Close(context.Background())
 
+	minutes, events, fails, firstErr := soakLoad(ctx, client, campaign, db, recv, srv.pid(), o)
+	fmt.Fprintf(os.Stderr, "soak: load finished: %d events pushed, %d push calls failed; waiting for the deliveries to finish\n", events, fails)
+	verdict := verifySoak(ctx, db, recv, int(events), soakDests, 5*time.Minute)
+	fmt.Println(verdict.String())
+	if firstErr != "" {
+		fmt.Printf("first push error: %s\n", firstErr)
+	}
+	report := renderSoak(minutes, verdict, events, fails, o)
+	if o.svg != "" {
+		check(os.WriteFile(o.svg, []byte(soakSVG(minutes)), 0o644))
+		fmt.Fprintf(os.Stderr, "soak: wrote %s\n", o.svg)
+	}
+	if o.doc != "" {
+		check(writeMarkedSection(o.doc, soakBegin, soakEnd, report))
+		fmt.Fprintf(os.Stderr, "soak: wrote the results into %s\n", o.doc)
+	}
+	fmt.Print(report)
+	if !verdict.ok() {
+		// fatalf exits without running the deferred clean-ups: do them first.
+		srv.stop()
+		recv.close()
+		cluster.Remove()
+		fatalf("soak: the check failed: events lost, sent twice or still pending (server log: %s)", srv.log)
+	}
+}
+
+// setUpSoakOrg creates the organization, its key and the destinations at the receiver through
+// the admin CLI, and returns the key.
+func setUpSoakOrg(bin, dbURL string, recv *soakReceiver) (string, error) {
+	org, err := adminString(bin, dbURL, "org_id", "org", "create", "--name", "Soak", "--rate-limit-per-minute", "1000000")
+	if err != nil {
+		return "", err
+	}
+	key, err := adminString(bin, dbURL, "key", "key", "create", "--org", org, "--scope", "read_write")
+	if err != nil {
+		return "", err
+	}
+	for i := range soakDests {
+		if _, err := adminString(bin, dbURL, "destination_id", "destination", "create", "--org", org,
+			"--url", recv.url(i), "--events", "prospect_added", "--secret", fmt.Sprintf("soak-secret-%d", i),
+			"--name", fmt.Sprintf("soak %d", i)); err != nil {
+			return "", err
+		}
+	}
+	return key, nil
+}
+
+// soakLoad offers the steady load for o.duration and measures a line every minute; it returns
+// the minutes, the events pushed, the failed push calls and the first failure.
+func soakLoad(ctx context.Context, client *bench.Client, campaign string, db *pgx.Conn, recv *soakReceiver, pid int, o options) ([]soakMinute, int64, int64, string) {
 	batch := 10
 	callsPerSec := float64(o.rate) / float64(batch)
 	fmt.Fprintf(os.Stderr, "soak: %d events/s (%d-lead pushes) to %d destinations (the last fails the first request of every delivery) for %s; retention %s (outbox %s)\n",
@@ -103,35 +145,13 @@ func runSoak(bin string, o options) {
 		if !running && time.Since(start) < time.Duration(len(minutes)+1)*time.Minute-5*time.Second {
 			break // the last, partial minute is left out
 		}
-		m := measureMinute(ctx, db, recv, srv.pid(), len(minutes)+1)
+		m := measureMinute(ctx, db, recv, pid, len(minutes)+1)
 		m.pushFails = fails.Load()
 		minutes = append(minutes, m)
 		fmt.Println(m.line())
 	}
-	events := pushed.Load()
-	fmt.Fprintf(os.Stderr, "soak: load finished: %d events pushed, %d push calls failed; waiting for the deliveries to finish\n", events, fails.Load())
-	verdict := verifySoak(ctx, db, recv, int(events), soakDests, 5*time.Minute)
-	fmt.Println(verdict.String())
-	if e, _ := firstErr.Load().(string); e != "" {
-		fmt.Printf("first push error: %s\n", e)
-	}
-	report := renderSoak(minutes, verdict, events, fails.Load(), o)
-	if o.svg != "" {
-		check(os.WriteFile(o.svg, []byte(soakSVG(minutes)), 0o644))
-		fmt.Fprintf(os.Stderr, "soak: wrote %s\n", o.svg)
-	}
-	if o.doc != "" {
-		check(writeMarkedSection(o.doc, soakBegin, soakEnd, report))
-		fmt.Fprintf(os.Stderr, "soak: wrote the results into %s\n", o.doc)
-	}
-	fmt.Print(report)
-	if !verdict.ok() {
-		// fatalf exits without running the deferred clean-ups: do them first.
-		srv.stop()
-		recv.close()
-		cluster.Remove()
-		fatalf("soak: the check failed: events lost, sent twice or still pending (server log: %s)", srv.log)
-	}
+	e, _ := firstErr.Load().(string)
+	return minutes, pushed.Load(), fails.Load(), e
 }
 
 // measureMinute takes the receiver's figures of the minute that just ended, the table sizes and
