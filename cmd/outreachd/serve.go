@@ -21,6 +21,7 @@ import (
 	"outreachd/api"
 	"outreachd/engine"
 	"outreachd/storage"
+	"outreachd/webapp"
 )
 
 // worker is a background loop that runs until its context is cancelled.
@@ -39,6 +40,8 @@ type app struct {
 	workers  []worker
 	// deliveryHub is the hub as the API and the application use it (nil when not wired).
 	deliveryHub api.DeliveryHub
+	// webApp is the application under /app/ (sessions, layout) for other pages to share.
+	webApp *webapp.App
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -69,7 +72,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
-	if _, err := a.wireWebApp(); err != nil {
+	if a.webApp, err = a.wireWebApp(); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
