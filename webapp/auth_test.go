@@ -128,11 +128,20 @@ func TestSignInAndSessions(t *testing.T) {
 		t.Fatalf("the session outlived its absolute limit: %d", p.Status)
 	}
 
-	// Sign-out ends the session on the server, not only in this browser.
+}
+
+// TestSignOutEndsTheSession on the server, not only in this browser.
+func TestSignOutEndsTheSession(t *testing.T) {
+	e := newEnv(t, webapp.Config{})
+	e.org("ops@acme.test", "a long enough password")
+	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
 	stolen := e.client()
 	u, _ := url.Parse(e.srv.URL)
 	stolen.http.Jar.SetCookies(u, c.http.Jar.Cookies(u))
+	if p := stolen.get("/app/keys"); p.Status != http.StatusOK {
+		t.Fatalf("a copy of the cookie before sign-out: %d", p.Status)
+	}
 	if p := c.post("/app/logout", url.Values{}); p.Status != http.StatusSeeOther {
 		t.Fatalf("sign out: %d", p.Status)
 	}

@@ -26,40 +26,7 @@ func TestPagesStayFast(t *testing.T) {
 	ctx := context.Background()
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
 	e.org("noise@other.test", "a long enough password")
-	var dests []string
-	for i := 0; i < storage.MaxDestinationsPerOrg; i++ {
-		d, err := e.store.CreateDestination(ctx, storage.Destination{OrgID: orgID, Name: fmt.Sprintf("dest %d", i),
-			Kind: storage.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
-	}
-	seed := `WITH d AS (
-			SELECT g, $2::text[] AS ids FROM generate_series(1, 100000) g)
-		INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status, attempts,
-			emitted_at, created_at, updated_at, delivered_at, last_status_code, last_error)
-		SELECT 'dlv_' || lpad(g::text, 26, '0'), $1, ids[1 + g % 10], 'evt_' || lpad(g::text, 26, '0'),
-			(ARRAY['lead_accepted','prospect_added','invite_sent','reply_received'])[1 + g % 4], sha256(g::text::bytea),
-			CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 1,
-			now() - make_interval(secs => g * 0.85), now() - make_interval(secs => g * 0.85), now(),
-			CASE WHEN g % 10 = 0 THEN NULL ELSE now() END, CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END,
-			CASE WHEN g % 10 = 0 THEN 'HTTP 500' END
-		FROM d`
-	if _, err := e.store.Pool().Exec(ctx, seed, orgID, dests); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.store.Pool().Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id,
-			event_kind, attempt, trigger, at, url, status_code, error, duration_ms, response_excerpt)
-		SELECT id, destination_id, org_id, event_id, event_kind, 1, 'scheduled', created_at, 'https://1.1.1.1/hook',
-			last_status_code, last_error, 12, '{"ok":true}' FROM deliveries WHERE org_id = $1`, orgID); err != nil {
-		t.Fatal(err)
-	}
-	// The shared test server runs without autovacuum; production analyzes on its own.
-	if _, err := e.store.Pool().Exec(ctx, `ANALYZE deliveries; ANALYZE delivery_attempts; ANALYZE destinations; ANALYZE api_keys`); err != nil {
-		t.Fatal(err)
-	}
-
+	dests := seedDeliveries(t, e, orgID)
 	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
 	pages := []string{"/app/destinations", "/app/destinations/" + dests[3], "/app/destinations/" + dests[3] + "?outcome=failed",
@@ -110,6 +77,48 @@ func TestPagesStayFast(t *testing.T) {
 			t.Errorf("a page query scans the whole attempts table:\n%s\n%s", q, p)
 		}
 	}
+}
+
+// seedDeliveries gives orgID 10 destinations and 100,000 deliveries, each with one attempt,
+// all within the last 24 hours, a tenth of them failed, and analyzes the tables.
+func seedDeliveries(t *testing.T, e *env, orgID string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var dests []string
+	for i := 0; i < storage.MaxDestinationsPerOrg; i++ {
+		d, err := e.store.CreateDestination(ctx, storage.Destination{OrgID: orgID, Name: fmt.Sprintf("dest %d", i),
+			Kind: storage.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+	seed := `WITH d AS (
+			SELECT g, $2::text[] AS ids FROM generate_series(1, 100000) g)
+		INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status, attempts,
+			emitted_at, created_at, updated_at, delivered_at, last_status_code, last_error)
+		SELECT 'dlv_' || lpad(g::text, 26, '0'), $1, ids[1 + g % 10], 'evt_' || lpad(g::text, 26, '0'),
+			(ARRAY['lead_accepted','prospect_added','invite_sent','reply_received'])[1 + g % 4], sha256(g::text::bytea),
+			CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 1,
+			now() - make_interval(secs => g * 0.85), now() - make_interval(secs => g * 0.85), now(),
+			CASE WHEN g % 10 = 0 THEN NULL ELSE now() END, CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END,
+			CASE WHEN g % 10 = 0 THEN 'HTTP 500' END
+		FROM d`
+	if _, err := e.store.Pool().Exec(ctx, seed, orgID, dests); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Pool().Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id,
+			event_kind, attempt, trigger, at, url, status_code, error, duration_ms, response_excerpt)
+		SELECT id, destination_id, org_id, event_id, event_kind, 1, 'scheduled', created_at, 'https://1.1.1.1/hook',
+			last_status_code, last_error, 12, '{"ok":true}' FROM deliveries WHERE org_id = $1`, orgID); err != nil {
+		t.Fatal(err)
+	}
+	// The shared test server runs without autovacuum; production analyzes on its own.
+	if _, err := e.store.Pool().Exec(ctx, `ANALYZE deliveries; ANALYZE delivery_attempts; ANALYZE destinations; ANALYZE api_keys`); err != nil {
+		t.Fatal(err)
+	}
+
+	return dests
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
