@@ -46,6 +46,8 @@ type scenario struct {
 }
 
 func newScenario(t *testing.T) *scenario {
+	began := time.Now()
+	defer func() { t.Logf("set-up took %.1fs", time.Since(began).Seconds()) }()
 	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
 	s := &scenario{t: t, srv: srv, org: testenv.NewOrg(t, srv), rc: newReceiver(t)}
 	other := testenv.NewOrg(t, srv)
@@ -58,6 +60,7 @@ func newScenario(t *testing.T) *scenario {
 		t.Fatalf("create campaign: %d %s", r.Status, r.Body)
 	}
 	s.campaignID = r.JSON["item"].(map[string]any)["id"].(string)
+	t.Logf("%.1fs server, organizations, people and a campaign ready", time.Since(began).Seconds())
 	s.b = newBrowser(t, srv.URL)
 	s.start = time.Now()
 	return s
