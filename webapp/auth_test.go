@@ -21,6 +21,7 @@ func TestSafeNext(t *testing.T) {
 		{"javascript:alert(1)", "/app/destinations"},
 		{"/app/login?next=/app/keys", "/app/destinations"},
 		{"app/keys", "/app/destinations"},
+		{"/", "/app/destinations"},
 		{"/x\r\nSet-Cookie: a=b", "/app/destinations"},
 	}
 	for _, tt := range tests {
