@@ -11,6 +11,7 @@ import (
 )
 
 func TestSafeNext(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"/app/keys", "/app/keys"},
 		{"/oauth/authorize?client_id=c&state=s%20x", "/oauth/authorize?client_id=c&state=s%20x"},
@@ -32,6 +33,7 @@ func TestSafeNext(t *testing.T) {
 }
 
 func TestPasswordHash(t *testing.T) {
+	t.Parallel()
 	h, err := webapp.HashPassword("a long enough password")
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +56,7 @@ func TestPasswordHash(t *testing.T) {
 }
 
 func TestSignInAndSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{SessionIdle: time.Hour, SessionAbsolute: 3 * time.Hour})
 	e.org("ops@acme.test", "a long enough password")
 
@@ -133,6 +136,7 @@ func TestSignInAndSessions(t *testing.T) {
 
 // TestSignOutEndsTheSession on the server, not only in this browser.
 func TestSignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	e.org("ops@acme.test", "a long enough password")
 	c := e.client()
@@ -152,6 +156,7 @@ func TestSignOutEndsTheSession(t *testing.T) {
 }
 
 func TestSecureCookieUnderHTTPS(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{PublicURL: "https://app.example.com"})
 	e.org("ops@acme.test", "a long enough password")
 	p := e.client().login("ops@acme.test", "a long enough password")
@@ -162,6 +167,7 @@ func TestSecureCookieUnderHTTPS(t *testing.T) {
 }
 
 func TestSignInThrottle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{MaxFailuresPerAccount: 3, MaxFailuresPerAddress: 5})
 	e.org("ops@acme.test", "a long enough password")
 	e.org("two@acme.test", "a long enough password")
@@ -189,6 +195,7 @@ func TestSignInThrottle(t *testing.T) {
 }
 
 func TestCrossOriginPostsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	e.org("ops@acme.test", "a long enough password")
 	c := e.client()

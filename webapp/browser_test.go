@@ -17,6 +17,7 @@ import (
 // a draft, and another organization's person seeing none of it. One browser serves the whole
 // test; a screenshot of each page is saved under the test's temp dir (and $APP_SHOTS_DIR).
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test")
 	}

@@ -15,6 +15,7 @@ import (
 // TestPagesOfOtherPackages: another package (the OAuth part) can serve a page under /app/ on
 // the same router, after Mount, in the application's layout, knowing who is signed in.
 func TestPagesOfOtherPackages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	orgID, userID := e.org("ops@acme.test", "a long enough password")
 	root := mux.NewRouter()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDescribeTest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		res  api.TestSendResult
 		ok   bool
@@ -30,6 +31,7 @@ func TestDescribeTest(t *testing.T) {
 }
 
 func TestHealthPicture(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 25, 14, 20, 0, 0, time.UTC)
 	hours := []storage.HourHealth{
 		{Hour: now.Truncate(time.Hour), Delivered: 8, Failed: 2},

@@ -21,6 +21,7 @@ import (
 // TestTemplatesHaveNoInlineCode: the Content-Security-Policy forbids inline script and style, so
 // a style attribute or an inline handler in a template would silently do nothing.
 func TestTemplatesHaveNoInlineCode(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(testenv.RepoRoot(), "webapp", "templates")
 	bad := regexp.MustCompile(`(?i)\sstyle="|\son[a-z]+="|<script>|<style`)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -42,6 +43,7 @@ func TestTemplatesHaveNoInlineCode(t *testing.T) {
 }
 
 func TestDestinationRulesOnThePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
 	c := e.client()
@@ -85,6 +87,7 @@ func TestDestinationRulesOnThePage(t *testing.T) {
 }
 
 func TestDestinationEdits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
 	c := e.client()
@@ -161,6 +164,7 @@ func alert(body string) string {
 }
 
 func TestAPIKeysPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
 	c := e.client()
@@ -201,6 +205,7 @@ func TestAPIKeysPage(t *testing.T) {
 }
 
 func TestAnotherOrganizationSeesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	ctx := context.Background()
 	orgA, _ := e.org("a@acme.test", "a long enough password")

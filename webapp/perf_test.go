@@ -19,6 +19,8 @@ import (
 // pictures) and checks that every page is served under the 50 ms budget, and that the
 // queries behind them read indexes, not whole tables. Set APP_PERF_LOG=1 to print the timings.
 func TestPagesStayFast(t *testing.T) {
+	// Not parallel: Go runs it alone, before this package's parallel tests start, so the
+	// timings measure the pages rather than the other tests.
 	if testing.Short() {
 		t.Skip("seeds 100k deliveries")
 	}
