@@ -21,7 +21,6 @@ import (
 	"outreachd/api"
 	"outreachd/engine"
 	"outreachd/storage"
-	"outreachd/webapp"
 )
 
 // worker is a background loop that runs until its context is cancelled.
@@ -40,8 +39,6 @@ type app struct {
 	workers  []worker
 	// deliveryHub is the hub as the API and the application use it (nil when not wired).
 	deliveryHub api.DeliveryHub
-	// webApp is the application under /app/ (sessions, layout) for other pages to share.
-	webApp *webapp.App
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -72,7 +69,15 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
-	if a.webApp, err = a.wireWebApp(); err != nil {
+	web, err := a.wireWebApp()
+	if err != nil {
+		return err
+	}
+	oa, err := a.wireOAuth(ctx, web)
+	if err != nil {
+		return err
+	}
+	if err := a.wireAssistant(oauthTokens{oa}); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
@@ -178,7 +183,7 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows and folds the prospect counter deltas (every
+// janitor prunes finished rate-limit windows and old assistant proposals, and folds the prospect counter deltas (every
 // 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
@@ -196,6 +201,9 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
+			}
+			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
+				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}
 	}
