@@ -20,32 +20,53 @@ import (
 // simulated network delays are measured on one clock, plus the adapters that turn the
 // adapters' types into the engine's.
 
-// engineClock starts the engine clock where the last serving instance's clock stood (so a
-// restart does not move a sped-up clock back), or at the wall clock. SIMULATOR_SPEED 0 means
-// real time here: a serving engine on a frozen clock would never do anything.
-func (a *app) engineClock(ctx context.Context) *outreach.VirtualClock {
+// engineClock starts the engine clock where the last serving instance's clock stood, or where
+// the simulated world's clock was saved when its last process stopped (so a restart does not
+// move a sped-up clock back behind the world's pending events and the prospects' next steps),
+// or at the wall clock, whichever is latest. SIMULATOR_SPEED 0 means real time here: a serving
+// engine on a frozen clock would never do anything.
+func (a *app) engineClock(ctx context.Context) (*outreach.VirtualClock, error) {
 	start := time.Now()
 	if t, ok, err := a.store.EngineClock(ctx); err == nil && ok && t.After(start) {
+		start = t
+	}
+	t, ok, err := a.store.SimClock(ctx, linkedin.WorldName(a.cfg.SimulatorSeed))
+	if err != nil {
+		return nil, fmt.Errorf("read the simulated clock: %w", err)
+	}
+	if ok && t.After(start) {
 		start = t
 	}
 	speed := a.cfg.SimulatorSpeed
 	if speed == 0 {
 		speed = 1
 	}
-	return outreach.NewVirtualClock(start, speed)
+	return outreach.NewVirtualClock(start, speed), nil
 }
 
-// newSimulator builds the configured LinkedIn provider: the simulator under SIMULATOR_SEED.
+// newSimulator builds an in-memory simulator under SIMULATOR_SEED, for what derives from the
+// seed alone (a seat's provider id in `admin account connect`).
 func newSimulator(cfg Config, clock outreach.Clock) (*linkedin.Simulator, error) {
 	return linkedin.NewSimulator(clock, linkedin.SimConfig{Seed: cfg.SimulatorSeed})
 }
 
-// wireEngine adds the outreach engine worker and lets GET /inbox read the same simulator.
+// wireEngine opens the simulated LinkedIn world kept in PostgreSQL (the configured provider),
+// adds the outreach engine worker and lets GET /inbox read the same simulator.
 func (a *app) wireEngine(ctx context.Context) error {
-	clock := a.engineClock(ctx)
-	sim, err := newSimulator(a.cfg, clock)
+	clock, err := a.engineClock(ctx)
 	if err != nil {
 		return err
+	}
+	sim, err := linkedin.OpenSimulator(ctx, clock, a.store, linkedin.SimConfig{Seed: a.cfg.SimulatorSeed})
+	if err != nil {
+		return err
+	}
+	a.sim, a.clock = sim, clock
+	if n, at := sim.Replayed(); n > 0 {
+		a.log.Info("simulated LinkedIn resumed", "world", sim.World(), "calls_replayed", n,
+			"last_call_at", at.UTC().Format(time.RFC3339), "clock", clock.Now().UTC().Format(time.RFC3339))
+	} else {
+		a.log.Info("simulated LinkedIn: new world", "world", sim.World())
 	}
 	d, err := newDrafter(a.cfg)
 	if err != nil {
@@ -53,8 +74,9 @@ func (a *app) wireEngine(ctx context.Context) error {
 	}
 	eng, err := engine.New(a.store, engineLinkedIn{sim: sim}, d, clock, a.log, engine.Config{
 		PublicURL: a.cfg.PublicURL,
-		// The simulator's report sequence starts over in every process.
-		ProviderName:     "simulator/" + outreach.NewID("run"),
+		// The world's report sequence continues across restarts (it is rebuilt from the journal),
+		// so the poll cursor is the world's.
+		ProviderName:     sim.World(),
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
 	})
@@ -65,8 +87,26 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = linkedinInbox{p: sim}
 	}
-	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
+	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
+		worker{name: "simulator clock", run: a.saveSimClock})
 	return nil
+}
+
+// saveSimClock records the simulated clock every few seconds and once more at shutdown, so the
+// next start resumes the world's time where this one stopped.
+func (a *app) saveSimClock(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return a.store.SaveSimClock(context.WithoutCancel(ctx), a.sim.World(), a.clock.Now())
+		case <-t.C:
+			if err := a.store.SaveSimClock(ctx, a.sim.World(), a.clock.Now()); err != nil && ctx.Err() == nil {
+				a.log.Warn("save the simulated clock", "err", err)
+			}
+		}
+	}
 }
 
 // engineLinkedIn adapts the simulator to engine.LinkedIn and engine.Operator.

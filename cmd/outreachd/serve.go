@@ -18,8 +18,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"outreachd/adapters/enrichment"
+	"outreachd/adapters/linkedin"
 	"outreachd/api"
 	"outreachd/engine"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -37,6 +39,9 @@ type app struct {
 	registry *prometheus.Registry
 	apiDeps  api.Deps
 	workers  []worker
+	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
+	sim   *linkedin.Simulator
+	clock *outreach.VirtualClock
 }
 
 func runServe(ctx context.Context, args []string) error {
