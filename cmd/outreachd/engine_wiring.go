@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"outreachd/adapters/drafter"
 	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The outreach engine's wiring: the LinkedIn simulator (the configured provider) on a
@@ -237,68 +234,4 @@ func (d engineDrafter) Draft(ctx context.Context, in engine.DraftInput) (string,
 	}
 	return d.d.Draft(ctx, drafter.Input{ProspectName: in.ProspectName, Company: in.Company, CampaignName: in.CampaignName,
 		Incoming: in.Incoming, Classification: in.Classification, History: hist})
-}
-
-const demoCampaignName = "Demo campaign"
-
-// setUpEngineDemo gives the demo organization something to watch: a simulated LinkedIn seat and
-// an active campaign with a dozen pushed leads, which enrichment accepts and the engine works on
-// the sped-up clock (invites at once, acceptances within hours, replies, needs-human items).
-// It runs once per organization; later starts reuse the campaign.
-func (a *app) setUpEngineDemo(ctx context.Context, orgID string, out io.Writer) error {
-	camps, err := a.store.ListCampaigns(ctx, orgID)
-	if err != nil {
-		return err
-	}
-	for _, c := range camps {
-		if c.Name == demoCampaignName {
-			fmt.Fprintf(out, "demo campaign: %s (already set up)\n\n", c.ID)
-			return nil
-		}
-	}
-	sim, err := newSimulator(a.cfg, outreach.SystemClock{})
-	if err != nil {
-		return err
-	}
-	pa, err := engineLinkedIn{sim: sim}.ConnectAccount(ctx, orgID, "Demo Seller")
-	if err != nil {
-		return err
-	}
-	if _, err := a.store.ConnectLinkedInAccount(ctx, orgID, "Demo Seller", pa.ID); err != nil {
-		return err
-	}
-	c, err := a.store.CreateCampaign(ctx, orgID, storage.NewCampaign{
-		Name: demoCampaignName, OutreachType: outreach.OutreachOutbound, DailyLimit: 20,
-		Schedule: outreach.Schedule{Timezone: "UTC", WorkingDays: outreach.DefaultSchedule().WorkingDays, StartTime: "00:00", EndTime: "23:59"},
-		Sequence: []outreach.SequenceStep{
-			{Type: outreach.StepConnect, Text: "Hi {first_name}, I work with growth teams like yours. Happy to connect!", Attachments: []outreach.Attachment{}},
-			{Type: outreach.StepMessage, DelayDays: 1, Text: "Thanks for connecting, {first_name}! Would a 20-minute chat about reporting at {company} be useful?", Attachments: []outreach.Attachment{}},
-			{Type: outreach.StepMessage, DelayDays: 3, Text: "Following up, {first_name}: happy to send a short overview instead.", Attachments: []outreach.Attachment{}},
-		},
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := a.store.SetCampaignStatus(ctx, c.ID, outreach.CampaignActive); err != nil {
-		return err
-	}
-	people := []struct{ first, last, company string }{
-		{"Ada", "Quinn", "Northwind"}, {"Ben", "Okafor", "Contoso"}, {"Chloe", "Martin", "Fabrikam"},
-		{"Dev", "Patel", "Tailspin"}, {"Eva", "Novak", "Litware"}, {"Felix", "Berg", "Adatum"},
-		{"Grace", "Liu", "Proseware"}, {"Hugo", "Silva", "Wingtip"}, {"Iris", "Kim", "Lucerne"},
-		{"Jonas", "Weber", "Coho"}, {"Kara", "Singh", "Woodgrove"}, {"Leo", "Rossi", "Humongous"},
-	}
-	req := storage.PushRequest{OrgID: orgID, CampaignID: c.ID, BatchID: "demo", DefaultSource: storage.SourceAPI}
-	for i, p := range people {
-		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: outreach.LeadInput{
-			LinkedInURL: fmt.Sprintf("https://www.linkedin.com/in/demo-%s-%s", strings.ToLower(p.first), strings.ToLower(p.last)),
-			FirstName:   p.first, LastName: p.last, Company: p.company, Title: "Head of Growth"}})
-	}
-	if _, err := a.store.PushLeads(ctx, req); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "demo campaign: %s with %d leads on a simulated LinkedIn seat, clock at %gx real time\n"+
-		"  watch: GET /api/v1/prospects?campaign_id=%s, /api/v1/analytics/daily, /api/v1/needs-human, /api/v1/inbox\n\n",
-		c.ID, len(people), a.cfg.SimulatorSpeed, c.ID)
-	return nil
 }

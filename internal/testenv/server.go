@@ -62,6 +62,7 @@ type Server struct {
 	URL   string // http://127.0.0.1:port
 	DBURL string
 	Env   []string
+	Args  []string // after "serve", e.g. --demo
 	cmd   *exec.Cmd
 	logs  *bytes.Buffer
 	mu    sync.Mutex
@@ -72,8 +73,14 @@ type Server struct {
 // until /readyz answers. The process is killed when the test ends; its log is printed on failure.
 func StartServer(t testing.TB, dbURL string, env ...string) *Server {
 	t.Helper()
+	return StartServerArgs(t, dbURL, nil, env...)
+}
+
+// StartServerArgs is StartServer with arguments after `serve` (such as --demo).
+func StartServerArgs(t testing.TB, dbURL string, args []string, env ...string) *Server {
+	t.Helper()
 	addr := FreeAddr(t)
-	s := &Server{URL: "http://" + addr, DBURL: dbURL, t: t, logs: &bytes.Buffer{}}
+	s := &Server{URL: "http://" + addr, DBURL: dbURL, Args: args, t: t, logs: &bytes.Buffer{}}
 	s.Env = append([]string{"DATABASE_URL=" + dbURL, "HTTP_ADDR=" + addr, "ALLOW_PRIVATE_DESTINATIONS=true", "LOG_LEVEL=warn"}, env...)
 	s.start()
 	t.Cleanup(func() {
@@ -87,7 +94,7 @@ func StartServer(t testing.TB, dbURL string, env ...string) *Server {
 
 func (s *Server) start() {
 	s.t.Helper()
-	cmd := exec.Command(Binary(s.t), "serve")
+	cmd := exec.Command(Binary(s.t), append([]string{"serve"}, s.Args...)...)
 	cmd.Env = append(os.Environ(), s.Env...)
 	w := &lockedWriter{mu: &s.mu, buf: s.logs}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -116,6 +123,29 @@ func (s *Server) Kill() {
 		_ = s.cmd.Wait()
 		s.cmd = nil
 	}
+}
+
+// Stop interrupts the process (SIGINT, as Ctrl-C in `make run`) and waits for its graceful
+// shutdown, killing it after 30 seconds.
+func (s *Server) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+	s.cmd = nil
+}
+
+// Start starts a stopped process again on the same address and database.
+func (s *Server) Start() {
+	s.start()
 }
 
 // Restart starts the process again on the same address and database.
