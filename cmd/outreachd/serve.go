@@ -98,6 +98,9 @@ func runServe(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL)
+	if cfg.AllowPrivateDestinations {
+		log.Warn("ALLOW_PRIVATE_DESTINATIONS=true: event destinations on loopback and private addresses are accepted (local development and tests only)")
+	}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
