@@ -179,8 +179,13 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows and folds the prospect counter deltas (every
-// 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
+// deletedDestinationKeep is how long a deleted destination's attempt log and deliveries stay
+// readable (the delivery history's retention, 30 days) before the janitor purges them with it.
+const deletedDestinationKeep = 30 * 24 * time.Hour
+
+// janitor prunes finished rate-limit windows, purges destinations deleted longer ago than
+// deletedDestinationKeep, and folds the prospect counter deltas (every 5 s, so readers of
+// prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -197,6 +202,11 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
+			}
+			if n, err := a.store.PurgeDeletedDestinations(ctx, time.Now().Add(-deletedDestinationKeep)); err != nil && ctx.Err() == nil {
+				a.log.Warn("purge deleted destinations", "err", err)
+			} else if n > 0 {
+				a.log.Info("purged deleted destinations with their history", "n", n)
 			}
 		}
 	}
