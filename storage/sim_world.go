@@ -4,11 +4,29 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"outreachd/outreach"
 )
 
 // The LinkedIn simulator's world (adapters/linkedin.WorldStore): an append-only journal of the
 // calls that changed it, replayed when a process opens the world, and the simulated clock the
 // last process stopped at.
+
+// OpenSimWorld returns the name of base's current world, creating one ("<base>/w_<id>") when
+// base has none (the first start, or after its world was deleted).
+func (s *Store) OpenSimWorld(ctx context.Context, base string) (string, error) {
+	var world string
+	err := s.pool.QueryRow(ctx, `WITH cur AS (
+			SELECT world FROM sim_worlds WHERE base = $1 ORDER BY created_at DESC LIMIT 1),
+		ins AS (
+			INSERT INTO sim_worlds (world, base) SELECT $2, $1 WHERE NOT EXISTS (SELECT 1 FROM cur)
+			RETURNING world)
+		SELECT world FROM cur UNION ALL SELECT world FROM ins`, base, base+"/"+outreach.NewID("w")).Scan(&world)
+	if err != nil {
+		return "", fmt.Errorf("open simulated world %s: %w", base, err)
+	}
+	return world, nil
+}
 
 // AppendSimCall records one call on a simulated world.
 func (s *Store) AppendSimCall(ctx context.Context, world string, at time.Time, op string, args []byte) error {
@@ -43,9 +61,8 @@ func (s *Store) SimCalls(ctx context.Context, world string, fn func(at time.Time
 
 // SaveSimClock records where a world's simulated clock stands.
 func (s *Store) SaveSimClock(ctx context.Context, world string, at time.Time) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO sim_worlds (world, clock_at) VALUES ($1, $2)
-		ON CONFLICT (world) DO UPDATE SET clock_at = GREATEST(sim_worlds.clock_at, EXCLUDED.clock_at), updated_at = now()`,
-		world, at)
+	_, err := s.pool.Exec(ctx, `UPDATE sim_worlds SET clock_at = GREATEST(clock_at, $2), updated_at = now()
+		WHERE world = $1`, world, at)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,6 +122,18 @@ func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 	}
 	if _, ok, _ := st.SimClock(ctx, other.World()); ok {
 		t.Fatal("an unused world has a clock")
+	}
+
+	// A world deleted is replaced by a new, empty one under a new name (a new report sequence).
+	if _, err := st.Pool().Exec(ctx, `DELETE FROM sim_worlds WHERE world = $1`, b.World()); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := open(t0.Add(300 * time.Hour))
+	if n, _ := fresh.Replayed(); n != 0 || fresh.World() == b.World() || !strings.HasPrefix(fresh.World(), linkedin.WorldBase(11)+"/") {
+		t.Fatalf("after deleting %s: world %s replayed %d calls", b.World(), fresh.World(), n)
+	}
+	if again, _ := open(t0.Add(300 * time.Hour)); again.World() != fresh.World() {
+		t.Fatalf("the current world changed from %s to %s", fresh.World(), again.World())
 	}
 }
 

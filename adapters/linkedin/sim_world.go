@@ -20,7 +20,9 @@ import (
 // the journal at the recorded times rebuilds exactly the world that was left: the same seats
 // and relations, the same events still pending, and the same reports under the same sequence
 // numbers, so the engine's poll cursor stays valid across restarts. A world belongs to one
-// seed: another SIMULATOR_SEED is another world, with its own journal and report sequence.
+// seed: another SIMULATOR_SEED is another world, with its own journal and report sequence. A
+// world deleted from the store is replaced by a new one under a new name, so nothing keyed by
+// the old world's name (the engine's poll cursor) applies to the new one.
 //
 // A call is written to the journal before it changes anything; a call the world cannot
 // remember (the database is unreachable) is refused with the error, as a provider that cannot
@@ -28,15 +30,17 @@ import (
 
 // WorldStore keeps simulated worlds' journals. storage implements it in PostgreSQL.
 type WorldStore interface {
+	// OpenSimWorld returns the name of base's current world, creating a new one when there is none.
+	OpenSimWorld(ctx context.Context, base string) (world string, err error)
 	// AppendSimCall records one call on the named world, after every earlier one.
 	AppendSimCall(ctx context.Context, world string, at time.Time, op string, args []byte) error
 	// SimCalls hands fn the world's calls, oldest first.
 	SimCalls(ctx context.Context, world string, fn func(at time.Time, op string, args []byte) error) error
 }
 
-// WorldName is the name a seed's world is stored under; it also names the report sequence
-// (the engine's poll cursor) that the world produces.
-func WorldName(seed int64) string { return fmt.Sprintf("simulator/seed-%d", seed) }
+// WorldBase names a seed's worlds; each world's own name (World) extends it, and also names the
+// report sequence the world produces (the engine's poll cursor).
+func WorldBase(seed int64) string { return fmt.Sprintf("simulator/seed-%d", seed) }
 
 // simCall is one journal entry's arguments; which fields are set depends on the op.
 type simCall struct {
@@ -67,8 +71,8 @@ const (
 // (the operator injections).
 const journalTimeout = 10 * time.Second
 
-// OpenSimulator returns the simulator whose world is kept in store under WorldName(cfg.Seed),
-// with every call recorded so far replayed: the world continues where the last process left it.
+// OpenSimulator returns the simulator of the current world of WorldBase(cfg.Seed) in store, with
+// every call recorded so far replayed: the world continues where the last process left it.
 func OpenSimulator(ctx context.Context, clock outreach.Clock, store WorldStore, cfg SimConfig) (*Simulator, error) {
 	if store == nil {
 		return nil, errors.New("linkedin sim: nil world store")
@@ -77,7 +81,9 @@ func OpenSimulator(ctx context.Context, clock outreach.Clock, store WorldStore, 
 	if err != nil {
 		return nil, err
 	}
-	s.world = WorldName(s.cfg.Seed)
+	if s.world, err = store.OpenSimWorld(ctx, WorldBase(s.cfg.Seed)); err != nil {
+		return nil, err
+	}
 	s.replaying = true
 	err = store.SimCalls(ctx, s.world, func(at time.Time, op string, raw []byte) error {
 		var c simCall

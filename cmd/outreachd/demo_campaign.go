@@ -91,7 +91,45 @@ func (a *app) setUpEngineDemo(ctx context.Context, orgID string, out io.Writer) 
 		"  watch: GET /api/v1/prospects?campaign_id=%s, /api/v1/needs-human, /api/v1/inbox, /api/v1/analytics/daily\n\n",
 		a.cfg.SimulatorSpeed, camp.ID)
 	a.log.Info("demo ready", "campaign", camp.ID, "resumed", resumed, "new_leads", n)
+	a.workers = append(a.workers, worker{name: "demo seat", run: func(ctx context.Context) error {
+		return a.keepDemoSeat(ctx, seat.ProviderAccountID)
+	}})
 	return nil
+}
+
+// demoReconnectAfter is how long (simulated) the demo leaves its seat disconnected before it
+// logs in again: long enough for the disconnect to show (an account_disconnected event, the seat's
+// status), short enough that the demo keeps moving. The simulated network drops a seat on about
+// one day in 500, which at an hour a second is every few hours of `make run`.
+const demoReconnectAfter = 12 * time.Hour
+
+// keepDemoSeat reconnects the demo seat when the simulated network dropped it, as its owner would
+// by logging in again, so a long or tenth `make run` does not stall on a dropped seat.
+func (a *app) keepDemoSeat(ctx context.Context, providerAccountID string) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var downSince time.Time
+	for {
+		h, err := a.sim.AccountHealth(ctx, providerAccountID)
+		switch {
+		case err != nil || h.Status != linkedin.StatusDisconnected:
+			downSince = time.Time{}
+		case downSince.IsZero():
+			downSince = h.CheckedAt
+		case h.CheckedAt.Sub(downSince) >= demoReconnectAfter:
+			if err := a.sim.InjectReconnect(providerAccountID); err != nil {
+				a.log.Warn("demo: reconnect the demo seat", "err", err)
+			} else {
+				a.log.Info("demo: the simulated network had dropped the demo seat; it logged in again", "account", providerAccountID)
+			}
+			downSince = time.Time{}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 func prospectTotal(c *storage.Campaign) int {
@@ -110,6 +148,10 @@ func (a *app) demoSeat(ctx context.Context, orgID string) (storage.LinkedInAccou
 	}
 	for _, acc := range accs {
 		if acc.OrgID == orgID && acc.Name == demoSeatName {
+			// Connecting again reconnects a seat the simulated network dropped meanwhile.
+			if _, err := a.sim.ConnectAccount(ctx, orgID, demoSeatName); err != nil {
+				return storage.LinkedInAccount{}, err
+			}
 			return acc, nil
 		}
 	}

@@ -52,7 +52,7 @@ func TestDemoMovesOnEveryStart(t *testing.T) {
 	// A world lost (an older simulator kept none): the campaign it cannot move is paused and a
 	// fresh one started.
 	srv.Stop()
-	second.exec(t, `DELETE FROM sim_calls; DELETE FROM sim_worlds`)
+	second.exec(t, `DELETE FROM sim_worlds`)
 	srv.Start()
 	third := demoStart(t, srv, 2)
 	if third.campaign == first.campaign || !strings.Contains(third.out, "did not keep its world; it is paused") {
@@ -62,6 +62,25 @@ func TestDemoMovesOnEveryStart(t *testing.T) {
 	third.query(t, `SELECT status FROM campaigns WHERE id = $1`, []any{first.campaign}, &status)
 	if status != "paused" {
 		t.Fatalf("the unmovable campaign is %s, want paused", status)
+	}
+
+	// A seat the network drops is reconnected by the demo after half a simulated day, so a long
+	// `make run` keeps moving.
+	var seat string
+	third.query(t, `SELECT id FROM linkedin_accounts WHERE name = 'Demo Seller'`, nil, &seat)
+	testenv.Admin(t, db, "simulate", "disconnect", "--account", seat)
+	deadline := time.Now().Add(simulated(48 * time.Hour))
+	for seen := false; ; {
+		var st string
+		third.query(t, `SELECT status FROM linkedin_accounts WHERE id = $1`, []any{seat}, &st)
+		seen = seen || st == "disconnected"
+		if seen && st == "connected" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo seat is %s (disconnected seen: %v) two simulated days after a disconnect", st, seen)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	srv.Stop()
 }

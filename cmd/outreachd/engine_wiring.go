@@ -27,7 +27,11 @@ func (a *app) engineClock(ctx context.Context) (*outreach.VirtualClock, error) {
 	if t, ok, err := a.store.EngineClock(ctx); err == nil && ok && t.After(start) {
 		start = t
 	}
-	t, ok, err := a.store.SimClock(ctx, linkedin.WorldName(a.cfg.SimulatorSeed))
+	world, err := a.store.OpenSimWorld(ctx, linkedin.WorldBase(a.cfg.SimulatorSeed))
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := a.store.SimClock(ctx, world)
 	if err != nil {
 		return nil, fmt.Errorf("read the simulated clock: %w", err)
 	}
