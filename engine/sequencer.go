@@ -419,7 +419,7 @@ func (s *stepper) message(ctx context.Context) error {
 		return nil
 	case errors.Is(err, ErrNotConnected):
 		// Inbound: not a connection after all. Nothing can be sent; the sequence ends.
-		s.e.log.Info("engine: not connected, sequence ends", "prospect", s.p.ID)
+		s.e.log.Debug("engine: not connected, sequence ends", "prospect", s.p.ID)
 		return s.finish(ctx)
 	default:
 		s.e.log.Warn("engine: message", "prospect", s.p.ID, "err", err)
