@@ -148,11 +148,12 @@ WITH ev AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
         WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
 ), input AS (
-    -- Only destinations that still exist: a cached list may name one deleted a moment ago, and
-    -- its foreign key would fail the whole batch.
+    -- Only destinations that still exist and are not deleted: a cached list may name one
+    -- deleted a moment ago (purged, its foreign key would fail the whole batch; marked deleted,
+    -- nothing may be sent to it any more).
     SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
         AS i(delivery_id, destination_id, dedupe_key, n, leased)
-    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id)
+    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
     -- In key order, so two statements writing the same keys (the fan-out of a batch and the
