@@ -71,11 +71,25 @@ func (o *opLog) pass(st PassStats) {
 func (o *opLog) flush(ctx context.Context, store milestoneReader) {
 	o.mu.Lock()
 	now := o.now()
-	if !o.last.IsZero() && now.Sub(o.last) < o.every {
+	first := o.last.IsZero()
+	if !first && now.Sub(o.last) < o.every {
 		o.mu.Unlock()
 		return
 	}
 	o.last = now
+	if first {
+		// The first call starts the first interval: counts so far are carried into it, and
+		// launches are logged from now on (not those before this process started).
+		o.mu.Unlock()
+		if store != nil {
+			if _, dbNow, err := store.CampaignLaunches(ctx, time.Time{}, 0); err == nil {
+				o.mu.Lock()
+				o.since = dbNow
+				o.mu.Unlock()
+			}
+		}
+		return
+	}
 	camps, replies, stalls, reports, since := o.camps, o.replies, o.stalls, o.reports, o.since
 	o.camps, o.replies, o.stalls, o.reports = map[string]*campTally{}, 0, 0, 0
 	o.mu.Unlock()
