@@ -54,7 +54,7 @@ func (l *healthLog) allow(key string) bool {
 }
 
 // destinations compares the destinations' runs of failures with the last refresh.
-func (l *healthLog) destinations(ds []storage.DestinationHealth) {
+func (l *healthLog) destinations(ds []storage.DestinationFailures) {
 	seen := map[string]bool{}
 	for _, d := range ds {
 		seen[d.ID] = true

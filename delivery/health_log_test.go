@@ -19,8 +19,8 @@ func TestHealthLogTransitionsAndRate(t *testing.T) {
 	wall := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	l.now = func() time.Time { return wall }
 	count := func(msg string) int { return strings.Count(buf.String(), msg) }
-	dest := func(failures int) []storage.DestinationHealth {
-		return []storage.DestinationHealth{{ID: "dst_1", OrgID: "org_1", Kind: "https", ConsecutiveFailures: failures, Enabled: true}}
+	dest := func(failures int) []storage.DestinationFailures {
+		return []storage.DestinationFailures{{ID: "dst_1", OrgID: "org_1", Kind: "https", ConsecutiveFailures: failures, Enabled: true}}
 	}
 
 	for _, f := range []int{1, 2, 3, 4, 5, 9} { // failing from the third failure on, logged once

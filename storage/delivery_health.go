@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// DestinationHealth is one destination's run of failed attempts, for the operator log.
-type DestinationHealth struct {
+// DestinationFailures is one destination's run of failed attempts, for the operator log.
+type DestinationFailures struct {
 	ID, OrgID, Kind     string
 	ConsecutiveFailures int
 	Enabled             bool
@@ -14,7 +14,7 @@ type DestinationHealth struct {
 
 // DestinationsFailing returns the destinations with failed attempts since their last success,
 // and also those of watch (however they stand now, so a recovery is seen), at most limit.
-func (s *Store) DestinationsFailing(ctx context.Context, watch []string, limit int) ([]DestinationHealth, error) {
+func (s *Store) DestinationsFailing(ctx context.Context, watch []string, limit int) ([]DestinationFailures, error) {
 	if watch == nil {
 		watch = []string{}
 	}
@@ -24,9 +24,9 @@ func (s *Store) DestinationsFailing(ctx context.Context, watch []string, limit i
 		return nil, fmt.Errorf("failing destinations: %w", err)
 	}
 	defer rows.Close()
-	var out []DestinationHealth
+	var out []DestinationFailures
 	for rows.Next() {
-		var d DestinationHealth
+		var d DestinationFailures
 		if err := rows.Scan(&d.ID, &d.OrgID, &d.Kind, &d.ConsecutiveFailures, &d.Enabled); err != nil {
 			return nil, err
 		}

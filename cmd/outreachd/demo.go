@@ -30,12 +30,15 @@ func (a *app) setUpDemo(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\noutreachd demo organization: %s\nAPI key (read_write, shown once): %s\n\ntry:\n  curl -s -H 'Authorization: Bearer %s' %s/api/v1/me\n\n",
-		orgID, key, key, a.cfg.PublicURL)
+	fmt.Fprintf(out, "\noutreachd demo organization: %s\nAPI key (read_write, shown once): %s\n\ntry:\n  curl -s -H 'Authorization: Bearer %s' %s/api/v1/me\n\nassistant (MCP) server: %s/mcp with the header Authorization: Bearer %s (docs/mcp.md)\n\n",
+		orgID, key, key, a.cfg.PublicURL, a.cfg.PublicURL, key)
 	fmt.Fprintf(out, "admin CLI (%s admin ...) in another shell:\n  export DATABASE_URL=%s\n\n", os.Args[0], shellQuote(a.cfg.DatabaseURL))
 	if a.cfg.AllowPrivateDestinations {
 		fmt.Fprintf(out, "local development run: ALLOW_PRIVATE_DESTINATIONS=true, so event destinations on 127.0.0.1 and private\n"+
 			"addresses are accepted (never set it in production)\n\n")
+	}
+	if err := a.setUpDemoUser(ctx, orgID, out); err != nil {
+		return err
 	}
 	return a.setUpEngineDemo(ctx, orgID, out)
 }

@@ -43,6 +43,8 @@ type app struct {
 	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
 	sim   *linkedin.Simulator
 	clock *outreach.VirtualClock
+	// deliveryHub is the hub as the API and the application use it (nil when not wired).
+	deliveryHub api.DeliveryHub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -71,6 +73,17 @@ func runServe(ctx context.Context, args []string) error {
 		Metrics:  promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}),
 	}
 	if err := a.wire(ctx); err != nil {
+		return err
+	}
+	web, err := a.wireWebApp()
+	if err != nil {
+		return err
+	}
+	oa, err := a.wireOAuth(ctx, web)
+	if err != nil {
+		return err
+	}
+	if err := a.wireAssistant(oauthTokens{oa}); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
@@ -183,9 +196,9 @@ func (a *app) wire(ctx context.Context) error {
 // readable (the delivery history's retention, 30 days) before the janitor purges them with it.
 const deletedDestinationKeep = 30 * 24 * time.Hour
 
-// janitor prunes finished rate-limit windows, purges destinations deleted longer ago than
-// deletedDestinationKeep, and folds the prospect counter deltas (every 5 s, so readers of
-// prospect_counts sum few rows; counts are exact with or without it).
+// janitor prunes finished rate-limit windows and old assistant proposals, purges destinations
+// deleted longer ago than deletedDestinationKeep, and folds the prospect counter deltas (every
+// 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -207,6 +220,9 @@ func (a *app) janitor(ctx context.Context) error {
 				a.log.Warn("purge deleted destinations", "err", err)
 			} else if n > 0 {
 				a.log.Info("purged deleted destinations with their history", "n", n)
+			}
+			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
+				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}
 	}
