@@ -65,6 +65,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	}
 	unreadable := []unreadableJSON{}
 	var leads []storage.PushLead
+	warnings := map[int][]string{}
 	for _, row := range parsed.Rows {
 		if row.Lead == nil {
 			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: row.Unreadable})
@@ -75,6 +76,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		leads = append(leads, storage.PushLead{Index: row.Index, Input: *row.Lead})
+		warnings[row.Index] = row.Warnings
 	}
 	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: target.OrgID, CampaignID: target.CampaignID,
 		BatchID: batchID, DefaultSource: storage.SourceIntakeURL, Leads: leads})
@@ -82,7 +84,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	out := intakeJSON{OK: true, pushJSON: pushView(res, len(parsed.Rows)), Unreadable: unreadable}
+	out := intakeJSON{OK: true, pushJSON: pushView(res, len(parsed.Rows), func(i int) []string { return warnings[i] }), Unreadable: unreadable}
 	n := len(unreadable)
 	out.Counts.Unreadable = &n
 	writeJSON(w, http.StatusAccepted, out)
