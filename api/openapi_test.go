@@ -270,6 +270,8 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/campaigns", map[string]any{"name": "x", "meta": map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 500, "max": 50}}}}, s(422))
 	c.do(t, r, "POST", "/api/v1/campaigns", map[string]any{"name": "x"}, s(403))
 	c.do(t, r, "GET", "/api/v1/campaigns", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns?limit=1&offset=1", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns?limit=0", nil, s(400))
 	c.do(t, r, "GET", "/api/v1/campaigns/"+cmp, nil, s(200))
 	c.do(t, r, "GET", "/api/v1/campaigns/cmp_01j0000000000000000000000", nil, s(404))
 	c.do(t, w, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(200))
