@@ -113,7 +113,7 @@ func TestOpenAPICheckerFails(t *testing.T) {
 	t.Parallel()
 	spec := testenv.LoadOpenAPI(t)
 	person := `"linkedin_url":null,"public_identifier":null,"role":null,"company":null,"industry":null,"location":null,"headline":null,"company_website":null,"company_linkedin_url":null,"company_size":null,"follower_count":null`
-	prospect := `"id":"p","campaign_id":"c","linkedin_id":"l","name":"n","status":"pending","current_step":0,"source":"api","created_at":"2026-11-22T06:31:44.123Z"`
+	prospect := `"id":"p","campaign_id":"c","linkedin_id":"l","name":"n","status":"pending","current_step":0,"source":"api","created_at":"2026-11-22T06:31:44.123Z","outcome":null`
 	rate := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Limit": {"120"}, "X-Ratelimit-Remaining": {"119"}, "X-Ratelimit-Reset": {"1790000000"}}
 	ok := `{"data":{` + prospect + `,` + person + `}}`
 	if err := spec.CheckResponse("GET", "/api/v1/prospects/p", 200, rate, []byte(ok)); err != nil {
@@ -277,6 +277,14 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(200))
 	c.do(t, w, "POST", "/api/v1/campaigns/cmp_01j0000000000000000000000/duplicate", nil, s(404))
 	c.do(t, r, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(403))
+
+	// Organization default filters.
+	c.do(t, r, "GET", "/api/v1/settings/default-filters", nil, s(200))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{"companies": map[string]any{"exclude": []string{"Rival Ltd"}}}}, s(200))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 9, "max": 1}}}, s(422))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{}, s(400))
+	c.do(t, r, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(403))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(200))
 
 	// Do-not-contact list.
 	c.do(t, w, "POST", "/api/v1/blacklist", map[string]any{"entries": []any{

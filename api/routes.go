@@ -14,4 +14,5 @@ func (s *Server) routes(v1, root *mux.Router) {
 	s.campaignRoutes(v1)
 	s.destinationRoutes(v1)
 	s.reportRoutes(v1)
+	s.settingsRoutes(v1)
 }
