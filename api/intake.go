@@ -25,7 +25,8 @@ type intakeJSON struct {
 // postIntake is the no-code intake URL (api-v1 §4.20): no key, the token names one campaign.
 // Readable rows take exactly the push path of POST /campaigns/{id}/leads; rows that cannot be
 // read (not an object, no profile, a field over its limit) are listed in unreadable by their
-// zero-based index. The call spends the campaign organization's request budget.
+// zero-based index. The call spends the token's own request budget (IntakeRateLimitPerMinute),
+// not the organization's.
 func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	token := mux.Vars(r)["token"]
 	if len(token) > 200 {
@@ -40,12 +41,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	org, err := s.store.GetOrg(r.Context(), target.OrgID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if !s.spend(w, r, Principal{OrgID: org.ID, RateLimitPerMinute: org.RateLimitPerMinute}, bucketDefault) {
+	if !s.spend(w, r, Principal{OrgID: target.OrgID}, target.Bucket) {
 		return
 	}
 	batchID, err := batchIDFrom(r)

@@ -388,7 +388,16 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, anon, "POST", "/api/webhooks/conversions", conv, s(401))
 	c.do(t, r, "POST", "/api/webhooks/conversions", conv, s(403))
 
-	// Intake URL.
+	// Intake URL: read, create, rotate and revoke through the API, then one made by the CLI.
+	iu := "/api/v1/campaigns/" + cmp + "/intake-url"
+	c.do(t, r, "GET", iu, nil, s(200))
+	c.do(t, r, "POST", iu, nil, s(403))
+	c.do(t, w, "POST", iu, nil, s(201))
+	c.do(t, w, "POST", iu, nil, s(201))
+	c.do(t, r, "GET", iu, nil, s(200))
+	c.do(t, r, "DELETE", iu, nil, s(403))
+	c.do(t, w, "DELETE", iu, nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns/cmp_01j0000000000000000000000/intake-url", nil, s(404))
 	tok := testenv.Admin(t, srv.DBURL, "intake-token", "create", "--campaign", cmp)
 	u, _ := tok["url"].(string)
 	intake := u[strings.Index(u, "/api/webhooks/leads/"):]
@@ -487,7 +496,7 @@ func checkDeliveries(t *testing.T, spec *testenv.OpenAPI, got []capturedEvent, s
 func TestOpenAPIRateLimited(t *testing.T) {
 	t.Parallel()
 	spec := testenv.LoadOpenAPI(t)
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t))
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "INTAKE_RATE_LIMIT_PER_MINUTE=2")
 	o := testenv.NewOrg(t, srv, "--rate-limit-per-minute", "2")
 	c := newOAChecker(t, spec)
 	cr := c.do(t, o.Write, "POST", "/api/v1/campaigns", map[string]any{"name": "Budget"}, oaStatus(200))

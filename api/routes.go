@@ -15,4 +15,5 @@ func (s *Server) routes(v1, root *mux.Router) {
 	s.destinationRoutes(v1)
 	s.reportRoutes(v1)
 	s.settingsRoutes(v1)
+	s.intakeURLRoutes(v1)
 }

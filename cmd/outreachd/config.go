@@ -19,6 +19,7 @@ type Config struct {
 	PublicURL                string
 	RateLimitPerMinute       int
 	InboxRateLimitPerMinute  int
+	IntakeRateLimitPerMinute int
 	DeliveryTimeout          time.Duration
 	DeliveryRetrySchedule    []time.Duration
 	AllowPrivateDestinations bool
@@ -62,6 +63,9 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		return c, err
 	}
 	if c.InboxRateLimitPerMinute, err = envInt("INBOX_RATE_LIMIT_PER_MINUTE", 30); err != nil {
+		return c, err
+	}
+	if c.IntakeRateLimitPerMinute, err = envInt("INTAKE_RATE_LIMIT_PER_MINUTE", 60); err != nil {
 		return c, err
 	}
 	if c.DeliveryTimeout, err = time.ParseDuration(envOr("DELIVERY_TIMEOUT", "10s")); err != nil || c.DeliveryTimeout <= 0 {

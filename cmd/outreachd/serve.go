@@ -68,11 +68,16 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
-		PublicURL:               cfg.PublicURL,
-		RateLimitPerMinute:      cfg.RateLimitPerMinute,
-		InboxRateLimitPerMinute: cfg.InboxRateLimitPerMinute,
+		PublicURL:                cfg.PublicURL,
+		RateLimitPerMinute:       cfg.RateLimitPerMinute,
+		InboxRateLimitPerMinute:  cfg.InboxRateLimitPerMinute,
+		IntakeRateLimitPerMinute: cfg.IntakeRateLimitPerMinute,
 	})
 	if err != nil {
+		return err
+	}
+	// The operator CLI builds intake URLs on this origin, not on its own environment's.
+	if err := st.RecordPublicURL(ctx, cfg.PublicURL); err != nil {
 		return err
 	}
 	if demo {
@@ -164,6 +169,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err := a.wireDestinations(ctx, box, hub); err != nil {
 		return err
 	}
+	a.apiDeps.Secrets = box
 	if err := a.wireEngine(ctx); err != nil {
 		return err
 	}
