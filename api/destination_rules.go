@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -353,13 +355,17 @@ func DisplayURL(d storage.Destination) string {
 	return d.URL[:i+1] + d.URL[i+1:i+5] + "…"
 }
 
-// LastAttemptView is `last_attempt` of decisions §2: {at, event, attempt, status_code, error}.
+// LastAttemptView is `last_attempt` of decisions §2: {at, event, attempt, status_code, error},
+// plus response_excerpt, so the Event Destinations view explains a failure without a second call.
 type LastAttemptView struct {
 	At         string  `json:"at"`
 	Event      string  `json:"event"`
 	Attempt    int     `json:"attempt"`
 	StatusCode int     `json:"status_code"`
 	Error      *string `json:"error"`
+	// ResponseExcerpt is the start of what the endpoint answered, or of the network error when
+	// no answer came (ShortExcerpt); null when there was neither.
+	ResponseExcerpt *string `json:"response_excerpt"`
 }
 
 // LastAttemptOf renders a's summary, or nil (JSON null) before any attempt.
@@ -367,7 +373,52 @@ func LastAttemptOf(a storage.AttemptLogEntry, ok bool) *LastAttemptView {
 	if !ok {
 		return nil
 	}
-	return &LastAttemptView{At: outreach.FormatTime(a.At), Event: a.EventKind, Attempt: a.Attempt, StatusCode: a.StatusCode, Error: a.Error}
+	v := &LastAttemptView{At: outreach.FormatTime(a.At), Event: a.EventKind, Attempt: a.Attempt, StatusCode: a.StatusCode, Error: a.Error}
+	src := ""
+	if a.ResponseExcerpt != nil {
+		src = *a.ResponseExcerpt
+	}
+	if strings.TrimSpace(src) == "" && a.Error != nil {
+		src = *a.Error
+	}
+	if ex := ShortExcerpt(src, MaxShortExcerpt); ex != "" {
+		v.ResponseExcerpt = &ex
+	}
+	return v
+}
+
+// MaxShortExcerpt is the most bytes of last_attempt.response_excerpt.
+const MaxShortExcerpt = 256
+
+// ShortExcerpt makes a one-line summary of text written by someone else (a receiver's answer):
+// valid UTF-8, control characters removed, runs of white space (line breaks and tabs included)
+// made one space, trimmed, and cut on a character boundary to at most max bytes.
+func ShortExcerpt(text string, max int) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if space {
+			n++
+		}
+		if b.Len()+n > max {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 type destinationView struct {
