@@ -60,6 +60,9 @@ type DestinationsConfig struct {
 	Sealer    SecretSealer
 	Guard     URLChecker
 	NewSecret func() string // delivery.GenerateSecret
+	// SecretRotationOverlap is how long a replaced secret keeps signing beside the new one
+	// (0: it is dropped at once).
+	SecretRotationOverlap time.Duration
 }
 
 // Destinations manages event destinations for the HTTP API and the operator CLI.
@@ -229,7 +232,7 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 			d.SlackChannel = strings.TrimSpace(*p.SlackChannel)
 		}
 		if p.Secret != nil {
-			d.SecretSealed = secret
+			m.rotateSecret(d, secret, time.Now())
 		}
 		if p.Enabled != nil {
 			d.Enabled = *p.Enabled
@@ -355,6 +358,20 @@ func DisplayURL(d storage.Destination) string {
 	return d.URL[:i+1] + d.URL[i+1:i+5] + "…"
 }
 
+// rotateSecret replaces d's secret with sealed (nil removes it). The secret being replaced keeps
+// signing beside the new one for the configured overlap, so receivers can switch over without
+// failing deliveries; a secret replaced again within its overlap drops the one before it, and
+// removing the secret ends any rotation (nothing is signed any more).
+func (m *Destinations) rotateSecret(d *storage.Destination, sealed *string, now time.Time) {
+	old := d.SecretSealed
+	d.SecretSealed = sealed
+	d.PreviousSecretSealed, d.RotationEndsAt = nil, nil
+	if old != nil && sealed != nil && m.cfg.SecretRotationOverlap > 0 {
+		ends := now.Add(m.cfg.SecretRotationOverlap)
+		d.PreviousSecretSealed, d.RotationEndsAt = old, &ends
+	}
+}
+
 // LastAttemptView is `last_attempt` of decisions §2: {at, event, attempt, status_code, error},
 // plus response_excerpt, so the Event Destinations view explains a failure without a second call.
 type LastAttemptView struct {
@@ -422,18 +439,21 @@ func ShortExcerpt(text string, max int) string {
 }
 
 type destinationView struct {
-	ID                  string           `json:"id"`
-	Name                string           `json:"name"`
-	Kind                string           `json:"kind"`
-	URL                 string           `json:"url"`
-	Events              []string         `json:"events"`
-	HasSecret           bool             `json:"has_secret"`
-	SlackChannel        *string          `json:"slack_channel"`
-	Enabled             bool             `json:"enabled"`
-	ConsecutiveFailures int              `json:"consecutive_failures"`
-	LastAttempt         *LastAttemptView `json:"last_attempt"`
-	CreatedAt           string           `json:"created_at"`
-	UpdatedAt           string           `json:"updated_at"`
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	URL       string   `json:"url"`
+	Events    []string `json:"events"`
+	HasSecret bool     `json:"has_secret"`
+	// SecretRotationEndsAt is when the replaced secret stops signing beside the new one; null
+	// when no rotation is running.
+	SecretRotationEndsAt *string          `json:"secret_rotation_ends_at"`
+	SlackChannel         *string          `json:"slack_channel"`
+	Enabled              bool             `json:"enabled"`
+	ConsecutiveFailures  int              `json:"consecutive_failures"`
+	LastAttempt          *LastAttemptView `json:"last_attempt"`
+	CreatedAt            string           `json:"created_at"`
+	UpdatedAt            string           `json:"updated_at"`
 	// Secret is present once: in the answer that generated it.
 	Secret string `json:"secret,omitempty"`
 }
@@ -441,7 +461,8 @@ type destinationView struct {
 func viewDestination(d storage.Destination, last *LastAttemptView) destinationView {
 	v := destinationView{ID: d.ID, Name: d.Name, Kind: d.Kind, URL: DisplayURL(d), Events: d.Events,
 		HasSecret: d.SecretSealed != nil, Enabled: d.Enabled, ConsecutiveFailures: d.ConsecutiveFailures,
-		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt)}
+		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt),
+		SecretRotationEndsAt: outreach.FormatTimePtr(d.RotationEndsAt)}
 	if d.SlackChannel != "" {
 		v.SlackChannel = &d.SlackChannel
 	}

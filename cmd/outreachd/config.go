@@ -22,6 +22,9 @@ type Config struct {
 	IntakeRateLimitPerMinute int
 	DeliveryTimeout          time.Duration
 	DeliveryRetrySchedule    []time.Duration
+	// SecretRotationOverlap is how long a replaced destination secret keeps signing beside
+	// the new one.
+	SecretRotationOverlap    time.Duration
 	AllowPrivateDestinations bool
 	// SlackAPIURL is the Slack Web API root bot-token destinations post to ("" = Slack's own);
 	// a local fake in tests and demos.
@@ -73,6 +76,9 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 	}
 	if c.DeliveryRetrySchedule, err = parseSchedule(envOr("DELIVERY_RETRY_SCHEDULE", "0s,30s,5m,30m")); err != nil {
 		return c, err
+	}
+	if c.SecretRotationOverlap, err = time.ParseDuration(envOr("SECRET_ROTATION_OVERLAP", "24h")); err != nil || c.SecretRotationOverlap < 0 {
+		return c, fmt.Errorf("SECRET_ROTATION_OVERLAP must be a non-negative Go duration like 24h")
 	}
 	if v := os.Getenv("ALLOW_PRIVATE_DESTINATIONS"); v != "" {
 		if c.AllowPrivateDestinations, err = strconv.ParseBool(v); err != nil {

@@ -176,8 +176,9 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows and folds the prospect counter deltas (every
-// 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
+// janitor prunes finished rate-limit windows, folds the prospect counter deltas (every 5 s, so
+// readers of prospect_counts sum few rows; counts are exact with or without it) and drops
+// destination secrets whose rotation overlap has ended (readers already ignore them).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -190,6 +191,9 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-fold.C:
 			if _, err := a.store.FoldProspectCounts(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("fold prospect counts", "err", err)
+			}
+			if err := a.store.DropExpiredSecrets(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("drop expired destination secrets", "err", err)
 			}
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
