@@ -286,6 +286,19 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, r, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(403))
 	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(200))
 
+	// The event catalogue and the resources event links point at.
+	c.do(t, r, "GET", "/api/v1/event-types", nil, s(200))
+	acc := testenv.Admin(t, srv.DBURL, "account", "connect", "--org", o.ID, "--name", "Spec Seat")["account_id"].(string)
+	c.do(t, r, "GET", "/api/v1/accounts/"+acc, nil, s(200))
+	c.do(t, r, "GET", "/api/v1/accounts/acc_01j0000000000000000000000", nil, s(404))
+	cpExec(t, srv.DBURL, `INSERT INTO chats (id, org_id, account_id, provider_chat_id, attendee_name) VALUES ('chat_spec', $1, $2, 'chat_spec', 'Spec Person')`, o.ID, acc)
+	c.do(t, r, "GET", "/api/v1/conversations/chat_spec", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/conversations/chat_nope", nil, s(404))
+	c.do(t, r, "GET", "/api/v1/reports/daily_digest/2026-11-24", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/reports/weekly_summary/2026-11-16", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/reports/daily_digest/yesterday", nil, s(400))
+	c.do(t, r, "GET", "/api/v1/reports/horoscope/2026-11-24", nil, s(404))
+
 	// Do-not-contact list.
 	c.do(t, w, "POST", "/api/v1/blacklist", map[string]any{"entries": []any{
 		map[string]any{"value": "https://www.linkedin.com/in/blocked-bob", "type": "account"},

@@ -16,4 +16,6 @@ func (s *Server) routes(v1, root *mux.Router) {
 	s.reportRoutes(v1)
 	s.settingsRoutes(v1)
 	s.intakeURLRoutes(v1)
+	s.eventTypeRoutes(v1)
+	s.linkRoutes(v1)
 }

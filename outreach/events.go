@@ -372,6 +372,7 @@ type StalledBlock struct {
 const (
 	ReportTypeDailyDigest    = "daily_digest"
 	ReportTypeMarketAnalysis = "market_analysis"
+	ReportTypeWeeklySummary  = "weekly_summary"
 )
 
 // ReportBlock is a generated report. Period is a UTC day (YYYY-MM-DD) or an ISO 8601 interval of
