@@ -75,6 +75,8 @@ type Deps struct {
 	// Secrets seals intake tokens so their URL can be shown again (api/intake_url.go); nil
 	// answers 503 there.
 	Secrets SecretBox
+	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
+	Drafts DraftDesk
 }
 
 // Server holds the dependencies of every handler.
