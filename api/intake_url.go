@@ -68,7 +68,7 @@ func (s *Server) getIntakeURL(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tok, live, err := s.store.LiveIntakeToken(r.Context(), PrincipalFrom(r.Context()).OrgID, id, box.Open)
+	tok, live, err := s.store.IntakeTokenOf(r.Context(), PrincipalFrom(r.Context()).OrgID, id, box.Open)
 	if err != nil {
 		s.fail(w, r, err)
 		return

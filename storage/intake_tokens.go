@@ -89,9 +89,9 @@ func (s *Store) CreateIntakeToken(ctx context.Context, orgID, campaignID string,
 	return out, nil
 }
 
-// LiveIntakeToken returns the campaign's live token (ok false when it has none), opening its
+// IntakeTokenOf returns the campaign's live token (ok false when it has none), opening its
 // sealed copy with open. A campaign of another organization is outreach.ErrNotFound.
-func (s *Store) LiveIntakeToken(ctx context.Context, orgID, campaignID string, open OpenFunc) (tok IntakeToken, ok bool, err error) {
+func (s *Store) IntakeTokenOf(ctx context.Context, orgID, campaignID string, open OpenFunc) (tok IntakeToken, ok bool, err error) {
 	var sealed *string
 	var createdAt *time.Time
 	err = s.pool.QueryRow(ctx, `SELECT t.token_sealed, t.created_at FROM campaigns c

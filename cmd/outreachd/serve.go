@@ -37,6 +37,8 @@ type app struct {
 	registry *prometheus.Registry
 	apiDeps  api.Deps
 	workers  []worker
+	// deliveryHub is the hub as the API and the application use it (nil when not wired).
+	deliveryHub api.DeliveryHub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -65,6 +67,17 @@ func runServe(ctx context.Context, args []string) error {
 		Metrics:  promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}),
 	}
 	if err := a.wire(ctx); err != nil {
+		return err
+	}
+	web, err := a.wireWebApp()
+	if err != nil {
+		return err
+	}
+	oa, err := a.wireOAuth(ctx, web)
+	if err != nil {
+		return err
+	}
+	if err := a.wireAssistant(oauthTokens{oa}); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
@@ -176,9 +189,10 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows, folds the prospect counter deltas (every 5 s, so
-// readers of prospect_counts sum few rows; counts are exact with or without it) and drops
-// destination secrets whose rotation overlap has ended (readers already ignore them).
+// janitor prunes finished rate-limit windows and old assistant proposals, folds the prospect
+// counter deltas (every 5 s, so readers of prospect_counts sum few rows; counts are exact with or
+// without it) and drops destination secrets whose rotation overlap has ended (readers already
+// ignore them).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -198,6 +212,9 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
+			}
+			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
+				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}
 	}
