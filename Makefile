@@ -35,7 +35,7 @@ fuzz:
 
 # Go benchmarks against real PostgreSQL; figures go to docs/performance.md.
 bench: build
-	DATABASE_URL="$(DB)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout 30m ./bench/...
+	DATABASE_URL="$(DB)" $(GO) test -run='^$$' -bench=. -benchtime=1x -timeout 30m ./bench/... ./webapp/
 
 bench-delivery: build
 	DATABASE_URL="$(DB)" $(GO) run ./bench/cmd/loaddriver -mode delivery -doc docs/performance.md

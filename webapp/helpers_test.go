@@ -24,7 +24,7 @@ import (
 
 // env is the application served in-process on a fresh database, with a clock the test moves.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	store *storage.Store
 	app   *webapp.App
 	srv   *httptest.Server
@@ -45,13 +45,13 @@ func (e *env) advance(d time.Duration) {
 }
 
 // newEnv starts the application. Private destination addresses are refused, as in production.
-func newEnv(t *testing.T, cfg webapp.Config) *env {
+func newEnv(t testing.TB, cfg webapp.Config) *env {
 	t.Helper()
 	return newEnvWith(t, cfg, nil)
 }
 
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
-func newEnvWith(t *testing.T, cfg webapp.Config, drafts webapp.Drafts) *env {
+func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
 	st := testenv.Store(t)
 	key := make([]byte, 32)
@@ -100,7 +100,7 @@ func (e *env) org(email, password string) (orgID, userID string) {
 
 // client is a browser-like client: a cookie jar, redirects not followed.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	http *http.Client
 }

@@ -4,23 +4,47 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"outreachd/storage"
 	"outreachd/webapp"
 )
 
-// TestPagesStayFast seeds an organization with 10 destinations and 100,000 deliveries (each
-// with an attempt, a tenth failed, all within the last 24 hours: the worst case for the health
-// pictures) and checks that every page is served under the 50 ms budget, and that the
-// queries behind them read indexes, not whole tables. Set APP_PERF_LOG=1 to print the timings.
-func TestPagesStayFast(t *testing.T) {
-	// Not parallel: Go runs it alone, before this package's parallel tests start, so the
-	// timings measure the pages rather than the other tests.
+// perfPages are the pages measured with 10 destinations and 100,000 deliveries.
+func perfPages(dests []string) []string {
+	return []string{"/app/destinations", "/app/destinations/" + dests[3], "/app/destinations/" + dests[3] + "?outcome=failed",
+		"/app/destinations/" + dests[3] + "?event=invite_sent&outcome=failed&page=3", "/app/keys", "/app/campaigns", "/app/needs-human"}
+}
+
+// BenchmarkPages measures every main page's server time with 10 destinations and 100,000
+// deliveries (each with an attempt, a tenth failed, all within the last 24 hours: the worst case
+// for the health pictures). The target is < 50 ms a page (docs/performance.md); timings live
+// here, not in a test, because a shared machine's load would make a timed test flaky.
+//
+//	go test ./webapp/ -run '^$' -bench BenchmarkPages
+func BenchmarkPages(b *testing.B) {
+	e := newEnv(b, webapp.Config{})
+	orgID, _ := e.org("ops@acme.test", "a long enough password")
+	e.org("noise@other.test", "a long enough password")
+	dests := seedDeliveries(b, e, orgID)
+	c := e.client()
+	c.mustLogin("ops@acme.test", "a long enough password")
+	for _, path := range perfPages(dests) {
+		b.Run(strings.TrimPrefix(path, "/app/"), func(b *testing.B) {
+			for b.Loop() {
+				if p := c.get(path); p.Status != http.StatusOK {
+					b.Fatalf("%s: %d", path, p.Status)
+				}
+			}
+		})
+	}
+}
+
+// TestPageQueriesUseIndexes seeds the same 100,000 deliveries, loads every page once, and checks
+// that the queries behind them read indexes, not whole tables (what keeps them fast as the
+// history grows; BenchmarkPages measures the time).
+func TestPageQueriesUseIndexes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds 100k deliveries")
 	}
@@ -31,29 +55,9 @@ func TestPagesStayFast(t *testing.T) {
 	dests := seedDeliveries(t, e, orgID)
 	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
-	pages := []string{"/app/destinations", "/app/destinations/" + dests[3], "/app/destinations/" + dests[3] + "?outcome=failed",
-		"/app/destinations/" + dests[3] + "?event=invite_sent&outcome=failed&page=3", "/app/keys", "/app/campaigns", "/app/needs-human"}
-	const budget = 50 * time.Millisecond
-	for _, path := range pages {
-		var took []time.Duration
-		for i := 0; i < 7; i++ {
-			start := time.Now()
-			p := c.get(path)
-			took = append(took, time.Since(start))
-			if p.Status != http.StatusOK {
-				t.Fatalf("%s: %d", path, p.Status)
-			}
-		}
-		slices.Sort(took)
-		median := took[len(took)/2]
-		if os.Getenv("APP_PERF_LOG") != "" {
-			t.Logf("%-70s median %6.1f ms, best %6.1f ms", path, ms(median), ms(took[0]))
-		}
-		// The fastest of 7 is held to the budget: on a shared, loaded machine the median also
-		// measures the neighbours, while a page that scans the deliveries (~300 ms) never
-		// comes under it. The median is held to a looser bound for gross regressions.
-		if took[0] > budget || median > 3*budget {
-			t.Errorf("%s: best %.1f ms, median %.1f ms over 7 requests; budget %v", path, ms(took[0]), ms(median), budget)
+	for _, path := range perfPages(dests) {
+		if p := c.get(path); p.Status != http.StatusOK {
+			t.Fatalf("%s: %d", path, p.Status)
 		}
 	}
 
@@ -86,7 +90,7 @@ func TestPagesStayFast(t *testing.T) {
 
 // seedDeliveries gives orgID 10 destinations and 100,000 deliveries, each with one attempt,
 // all within the last 24 hours, a tenth of them failed, and analyzes the tables.
-func seedDeliveries(t *testing.T, e *env, orgID string) []string {
+func seedDeliveries(t testing.TB, e *env, orgID string) []string {
 	t.Helper()
 	ctx := context.Background()
 	var dests []string
@@ -126,4 +130,3 @@ func seedDeliveries(t *testing.T, e *env, orgID string) []string {
 	return dests
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
