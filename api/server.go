@@ -1,5 +1,6 @@
 // Package api is outreachd's HTTP face: the keyed v1 API under /api/v1, the two webhook
-// endpoints under /api/webhooks, health, readiness and metrics. It authenticates, scopes and
+// endpoints under /api/webhooks, health, readiness, metrics, and the API reference (GET
+// /openapi.yaml and the page GET /docs rendered from it). It authenticates, scopes and
 // rate-limits requests, decodes and validates input, calls storage and the domain, and maps
 // every error to an HTTP answer in one place (errors.go). It holds no SQL.
 package api
@@ -16,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"outreachd/docs"
 	"outreachd/storage"
 )
 
@@ -77,6 +79,8 @@ type Server struct {
 	now   func() time.Time
 	// domainNow: see Deps.DomainNow.
 	domainNow func() time.Time
+	// reference is the GET /docs page, rendered once from the embedded OpenAPI document.
+	reference []byte
 }
 
 // NewServer builds the API.
@@ -93,6 +97,11 @@ func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	if s.domainNow == nil {
 		s.domainNow = s.now
 	}
+	page, err := renderReference(docs.OpenAPI, cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	s.reference = page
 	return s, nil
 }
 
@@ -118,6 +127,8 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	}).Methods(http.MethodGet)
 	root.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
+	root.HandleFunc("/openapi.yaml", s.serveOpenAPI).Methods(http.MethodGet)
+	root.HandleFunc("/docs", s.serveReference).Methods(http.MethodGet)
 	if s.deps.Metrics != nil {
 		root.Handle("/metrics", s.deps.Metrics).Methods(http.MethodGet)
 	}
