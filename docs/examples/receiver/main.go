@@ -18,7 +18,6 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -26,7 +25,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9000", "address to listen on")
 	secret := flag.String("secret", os.Getenv("WEBHOOK_SECRET"), "the destination's signing secret (default $WEBHOOK_SECRET); empty skips the checks")
-	save := flag.String("save", filepath.Join(os.TempDir(), "outreachd-event.json"), "file that keeps the last body received")
+	save := flag.String("save", "/tmp/outreachd-event.json", "file that keeps the last body received (empty: none)")
 	flag.Parse()
 	r := &receiver{secret: *secret, save: *save, out: os.Stdout, seen: map[string]bool{}, now: time.Now}
 	log.Printf("listening on http://%s (any path); last body goes to %s", *addr, *save)
