@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"html"
 	"io"
 	"net/http"
@@ -118,4 +119,42 @@ func TestReferenceEndpoints(t *testing.T) {
 			_ = os.WriteFile(os.Getenv("REFERENCE_PAGE_OUT"), body, 0o644)
 		}
 	})
+}
+
+// TestOpenAPIExamplesValid: every request example in the document (shown on GET /docs) is a
+// valid request by the document's own schema, so a reader copying one gets no 400 for its shape.
+func TestOpenAPIExamplesValid(t *testing.T) {
+	t.Parallel()
+	spec := testenv.LoadOpenAPI(t)
+	var doc struct {
+		Paths map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(docs.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range doc.Paths {
+		for method, op := range item {
+			m, _ := op.(map[string]any)
+			body, _ := m["requestBody"].(map[string]any)
+			content, _ := body["content"].(map[string]any)
+			media, _ := content["application/json"].(map[string]any)
+			ex, ok := media["example"]
+			if !ok {
+				continue
+			}
+			n++
+			raw, err := json.Marshal(ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ptr := "#/paths/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(path) + "/" + method + "/requestBody/content/application~1json/schema"
+			if err := spec.ValidateJSON(ptr, raw); err != nil {
+				t.Errorf("%s %s: the example is not a valid request: %v", method, path, err)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d request examples found", n)
+	}
 }
