@@ -56,17 +56,62 @@ func firstLine(s string) string {
 	return s
 }
 
-// toJSON shows an example value as indented JSON (YAML is its superset in the document).
+// toJSON shows an example value as indented JSON, keys in the document's order.
 func toJSON(n *yaml.Node) string {
-	var v any
-	if err := n.Decode(&v); err != nil {
-		return n.Value
+	var b strings.Builder
+	writeJSONNode(&b, n, "")
+	return b.String()
+}
+
+func writeJSONNode(b *strings.Builder, n *yaml.Node, indent string) {
+	inner := indent + "  "
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.AliasNode:
+		if len(n.Content) > 0 {
+			writeJSONNode(b, n.Content[0], indent)
+		} else if n.Alias != nil {
+			writeJSONNode(b, n.Alias, indent)
+		}
+	case yaml.MappingNode:
+		if len(n.Content) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{")
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			key, _ := json.Marshal(n.Content[i].Value)
+			b.WriteString("\n" + inner + string(key) + ": ")
+			writeJSONNode(b, n.Content[i+1], inner)
+		}
+		b.WriteString("\n" + indent + "}")
+	case yaml.SequenceNode:
+		if len(n.Content) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[")
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n" + inner)
+			writeJSONNode(b, c, inner)
+		}
+		b.WriteString("\n" + indent + "]")
+	default:
+		switch n.ShortTag() {
+		case "!!int", "!!float", "!!bool":
+			b.WriteString(n.Value)
+		case "!!null":
+			b.WriteString("null")
+		default:
+			s, _ := json.Marshal(n.Value)
+			b.Write(s)
+		}
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return n.Value
-	}
-	return string(b)
 }
 
 var (
