@@ -113,6 +113,8 @@ func (s *Server) reportRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/analytics", s.getAnalytics).Methods(http.MethodGet)
 	v1.HandleFunc("/analytics/daily", s.getAnalyticsDaily).Methods(http.MethodGet)
 	v1.HandleFunc("/needs-human", s.getNeedsHuman).Methods(http.MethodGet)
+	v1.HandleFunc("/needs-human/{id}/approve", s.postNeedsHumanDecision(true)).Methods(http.MethodPost)
+	v1.HandleFunc("/needs-human/{id}/dismiss", s.postNeedsHumanDecision(false)).Methods(http.MethodPost)
 	v1.HandleFunc("/stalled-leads", s.getStalledLeads).Methods(http.MethodGet)
 	v1.HandleFunc("/inbox", s.getInbox).Methods(http.MethodGet)
 	v1.HandleFunc("/inbox/stop", s.postInboxStop).Methods(http.MethodPost)

@@ -1,7 +1,12 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"net/http"
+
+	"github.com/gorilla/mux"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -52,4 +57,68 @@ func (s *Server) getNeedsHuman(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Total = total
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": page})
+}
+
+// DraftDesk approves or dismisses needs-human drafts (the outreach engine). The application,
+// the assistant and this API share it, so a decision means the same thing everywhere.
+type DraftDesk interface {
+	ApproveDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error)
+	DismissDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error)
+}
+
+type draftOutcomeJSON struct {
+	ItemID  string `json:"item_id"`
+	DraftID string `json:"draft_id"`
+	ChatID  string `json:"chat_id"`
+	Status  string `json:"status"`
+	Text    string `json:"text"`
+	At      string `json:"at"`
+}
+
+// postNeedsHumanDecision is POST /needs-human/{id}/approve (body optional: {"text"} is the
+// person's edited reply) and POST /needs-human/{id}/dismiss. Approving sends on LinkedIn and
+// cannot be undone.
+func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !requireWrite(w, r) {
+			return
+		}
+		if s.deps.Drafts == nil {
+			writeError(w, http.StatusServiceUnavailable, "unavailable", "drafts cannot be decided in this process")
+			return
+		}
+		p := PrincipalFrom(r.Context())
+		d := outreach.DraftDecision{OrgID: p.OrgID, ItemID: mux.Vars(r)["id"], Actor: "key:" + p.KeyID}
+		body, err := readBody(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if len(bytes.TrimSpace(body)) > 0 {
+			var in struct {
+				Text *string `json:"text"`
+			}
+			if err := decodeStrict(body, &in); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			if in.Text != nil && !approve {
+				s.fail(w, r, fmt.Errorf("text: only an approval takes a text: %w", outreach.ErrInvalid))
+				return
+			}
+			d.Text = in.Text
+		}
+		var out outreach.DraftOutcome
+		if approve {
+			out, err = s.deps.Drafts.ApproveDraft(r.Context(), d)
+		} else {
+			out, err = s.deps.Drafts.DismissDraft(r.Context(), d)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"data": draftOutcomeJSON{ItemID: out.ItemID, DraftID: out.DraftID,
+			ChatID: out.ChatID, Status: out.Status, Text: out.Text, At: outreach.FormatTime(out.At)}})
+	}
 }

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outreachd/api"
 	"outreachd/internal/testenv"
@@ -353,6 +356,19 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, r, "GET", "/api/v1/needs-human", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/needs-human?campaign_id="+cmp+"&limit=200", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/needs-human?limit=500", nil, s(400))
+	oaExec(t, srv.DBURL, `INSERT INTO needs_human (id, org_id, chat_id, message, ai_draft, reason, waiting_since)
+		VALUES ('nhu_oa_approve', $1, 'cht_oa', 'Email me?', 'Sure, which address?', 'wants_email', now()),
+		       ('nhu_oa_dismiss', $1, 'cht_oa', 'Are you a bot?', '', 'ai_callout', now())`, o.ID)
+	c.do(t, r, "POST", "/api/v1/needs-human/nhu_oa_approve/approve", nil, s(403))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_approve/approve", map[string]any{"text": ""}, s(400))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_unknown/approve", nil, s(404))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_approve/approve", map[string]any{"text": "Happy to: which address?"}, s(200))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_approve/approve", nil, s(409))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_dismiss/dismiss", nil, s(200))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_dismiss/dismiss", nil, s(409))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_unknown/dismiss", nil, s(404))
+	c.do(t, r, "POST", "/api/v1/needs-human/nhu_oa_dismiss/dismiss", nil, s(403))
+	c.do(t, w, "POST", "/api/v1/needs-human/nhu_oa_dismiss/dismiss", map[string]any{"text": "x"}, s(400))
 	c.do(t, r, "GET", "/api/v1/stalled-leads", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/stalled-leads?days=10&campaign_id="+cmp, nil, s(200))
 	c.do(t, r, "GET", "/api/v1/stalled-leads?days=0", nil, s(400))
@@ -512,5 +528,18 @@ func TestOpenAPIRateLimited(t *testing.T) {
 			}
 			t.Fatal("budget of 2 per minute never answered 429")
 		})
+	}
+}
+
+// oaExec runs one statement on the test server's database.
+func oaExec(t *testing.T, dbURL, sql string, args ...any) {
+	t.Helper()
+	db, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
 	}
 }

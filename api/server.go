@@ -68,6 +68,8 @@ type Deps struct {
 	Destinations *Destinations
 	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
 	Inbox InboxReader
+	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
+	Drafts DraftDesk
 }
 
 // Server holds the dependencies of every handler.

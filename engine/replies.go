@@ -263,10 +263,12 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 		}
 	}
 	if h.draft != "" {
-		if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: outreach.NewID("drf"), OrgID: n.OrgID, ProspectID: n.ProspectID,
+		id := outreach.NewID("drf")
+		if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
 			ChatID: h.chatID, Text: h.draft}); err != nil {
 			return err
 		}
+		n.DraftID = &id
 	}
 	if err := tx.InsertNeedsHuman(ctx, n); err != nil {
 		return err

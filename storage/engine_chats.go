@@ -167,13 +167,16 @@ type NewNeedsHuman struct {
 	Intent       *string
 	Reason       string
 	WaitingSince time.Time
+	// DraftID is the held draft a person may approve (nil when the drafter gave nothing).
+	DraftID *string
 }
 
 // InsertNeedsHuman queues an item for a person.
 func (tx *Tx) InsertNeedsHuman(ctx context.Context, n NewNeedsHuman) error {
 	_, err := tx.Exec(ctx, `INSERT INTO needs_human (id, org_id, campaign_id, prospect_id, chat_id, name, message,
-		ai_draft, intent, reason, waiting_since) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		n.ID, n.OrgID, n.CampaignID, n.ProspectID, n.ChatID, n.Name, n.Message, n.AIDraft, n.Intent, n.Reason, n.WaitingSince)
+		ai_draft, intent, reason, waiting_since, draft_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		n.ID, n.OrgID, n.CampaignID, n.ProspectID, n.ChatID, n.Name, n.Message, n.AIDraft, n.Intent, n.Reason, n.WaitingSince,
+		n.DraftID)
 	return err
 }
 

@@ -62,6 +62,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		return err
 	}
 	a.apiDeps.DomainNow = clock.Now
+	a.apiDeps.Drafts = eng
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = linkedinInbox{p: sim}
 	}

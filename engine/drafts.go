@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// ErrNoProvider: approving a draft needs a LinkedIn provider, and this engine has none.
+var ErrNoProvider = errors.New("no LinkedIn provider is configured")
+
+// ApproveDraft sends a needs-human item's draft — or the person's edited text — through the
+// LinkedIn provider and closes the item. It is irreversible: a message sent on LinkedIn cannot
+// be taken back. The application's Needs Human desk, the assistant's approve_draft and the API
+// all call this one action.
+//
+// The item is closed and its draft made due in one transaction; the send then goes through the
+// same path as automatic replies (sendDraft), which re-checks stop, block and opt-out right
+// before sending. If the seat is rate-limited or down the draft stays due and the engine sends it
+// later (DraftScheduled).
+func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error) {
+	if e.li == nil {
+		return outreach.DraftOutcome{}, ErrNoProvider
+	}
+	var out outreach.DraftOutcome
+	if d.Text != nil {
+		t := strings.TrimSpace(*d.Text)
+		if t == "" {
+			return out, fmt.Errorf("text: the edited reply is empty: %w", outreach.ErrInvalid)
+		}
+		if utf8.RuneCountInString(t) > outreach.MaxReplyText {
+			return out, fmt.Errorf("text: longer than %d characters: %w", outreach.MaxReplyText, outreach.ErrInvalid)
+		}
+		d.Text = &t
+	}
+	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+		n, err := tx.LockNeedsHuman(ctx, d.OrgID, d.ItemID)
+		if err != nil {
+			return err
+		}
+		if n.Resolved {
+			return fmt.Errorf("needs-human item %s was already approved or dismissed: %w", n.ID, outreach.ErrConflict)
+		}
+		text := n.AIDraft
+		if d.Text != nil {
+			text = *d.Text
+		}
+		if strings.TrimSpace(text) == "" {
+			return fmt.Errorf("the draft is empty: approve it with your own text: %w", outreach.ErrInvalid)
+		}
+		now := e.clock.Now()
+		released := false
+		if n.DraftID != nil {
+			if released, err = tx.ReleaseDraft(ctx, *n.DraftID, text, now); err != nil {
+				return err
+			}
+		}
+		if !released { // an item without a held draft (or whose draft is gone): a new one
+			id := outreach.NewID("drf")
+			if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
+				ChatID: n.ChatID, Text: text, AutoSendAt: &now}); err != nil {
+				return err
+			}
+			n.DraftID = &id
+		}
+		out = outreach.DraftOutcome{ItemID: n.ID, DraftID: *n.DraftID, ChatID: n.ChatID, Text: text, At: now}
+		return tx.ResolveNeedsHuman(ctx, n.ID, "approved", d.Actor, now)
+	})
+	if err != nil {
+		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: %w", err)
+	}
+	if _, err := e.sendDraft(ctx, out.DraftID); err != nil {
+		// The item is closed and the draft due: the engine's loop retries the send.
+		e.log.Warn("engine: approved draft not sent yet", "draft", out.DraftID, "err", err)
+	}
+	st, err := e.store.DraftStatus(context.WithoutCancel(ctx), out.DraftID)
+	if err != nil {
+		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: read its status: %w", err)
+	}
+	switch st {
+	case "sent":
+		out.Status = outreach.DraftSent
+	case "dismissed":
+		out.Status = outreach.DraftDismissed
+	default:
+		out.Status = outreach.DraftScheduled
+	}
+	return out, nil
+}
+
+// DismissDraft closes a needs-human item without sending anything; its draft is dismissed.
+func (e *Engine) DismissDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error) {
+	var out outreach.DraftOutcome
+	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+		n, err := tx.LockNeedsHuman(ctx, d.OrgID, d.ItemID)
+		if err != nil {
+			return err
+		}
+		if n.Resolved {
+			return fmt.Errorf("needs-human item %s was already approved or dismissed: %w", n.ID, outreach.ErrConflict)
+		}
+		now := e.clock.Now()
+		out = outreach.DraftOutcome{ItemID: n.ID, ChatID: n.ChatID, Status: outreach.DraftDismissed, Text: n.AIDraft, At: now}
+		if n.DraftID != nil {
+			out.DraftID = *n.DraftID
+			if err := tx.SetDraftStatus(ctx, *n.DraftID, "dismissed", now); err != nil {
+				return err
+			}
+		}
+		return tx.ResolveNeedsHuman(ctx, n.ID, "dismissed", d.Actor, now)
+	})
+	if err != nil {
+		return outreach.DraftOutcome{}, fmt.Errorf("dismiss draft: %w", err)
+	}
+	return out, nil
+}

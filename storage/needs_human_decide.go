@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// OpenNeedsHuman is a needs-human item locked for a person's decision.
+type OpenNeedsHuman struct {
+	ID         string
+	OrgID      string
+	ProspectID *string
+	ChatID     string
+	AIDraft    string
+	DraftID    *string
+	Resolved   bool
+}
+
+// LockNeedsHuman locks one item of the organization's queue. An unknown item, or another
+// organization's, is outreach.ErrNotFound.
+func (tx *Tx) LockNeedsHuman(ctx context.Context, orgID, id string) (OpenNeedsHuman, error) {
+	var n OpenNeedsHuman
+	err := tx.QueryRow(ctx, `SELECT id, org_id, prospect_id, chat_id, ai_draft, draft_id, resolved_at IS NOT NULL
+		FROM needs_human WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID).
+		Scan(&n.ID, &n.OrgID, &n.ProspectID, &n.ChatID, &n.AIDraft, &n.DraftID, &n.Resolved)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return n, fmt.Errorf("needs-human item %s: %w", id, outreach.ErrNotFound)
+	}
+	if err != nil {
+		return n, fmt.Errorf("lock needs-human item: %w", err)
+	}
+	return n, nil
+}
+
+// ResolveNeedsHuman closes an item with its resolution ("approved", "dismissed") and who decided.
+func (tx *Tx) ResolveNeedsHuman(ctx context.Context, id, resolution, actor string, at time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE needs_human SET resolved_at = $2, resolution = $3, resolved_by = $4 WHERE id = $1`,
+		id, at, resolution, actor)
+	return err
+}
+
+// ReleaseDraft sets the text of a held draft and makes it due now, so the engine's sender takes
+// it; ok is false when the draft is no longer pending (sent or dismissed meanwhile).
+func (tx *Tx) ReleaseDraft(ctx context.Context, id, text string, at time.Time) (bool, error) {
+	tag, err := tx.Exec(ctx, `UPDATE reply_drafts SET text = $2, auto_send_at = $3, updated_at = $3
+		WHERE id = $1 AND status = 'pending'`, id, text, at)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// DraftStatus reads a draft's status (pending, sent, dismissed).
+func (s *Store) DraftStatus(ctx context.Context, id string) (string, error) {
+	var st string
+	err := s.pool.QueryRow(ctx, `SELECT status FROM reply_drafts WHERE id = $1`, id).Scan(&st)
+	return st, err
+}
