@@ -69,6 +69,7 @@ func (r *refRenderer) w(format string, args ...any) { fmt.Fprintf(&r.buf, format
 type refOperation struct {
 	method, path, server string
 	item, op             *yaml.Node
+	webhook              bool // sent by outreachd, not called on it
 }
 
 func (o refOperation) anchor() string {

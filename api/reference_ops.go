@@ -18,7 +18,9 @@ func (r *refRenderer) operation(o refOperation) {
 	if st := scalar(get(o.op, "x-outreachd-status")); st != "" {
 		r.w(" <span class=\"badge\">%s</span>", esc(st))
 	}
-	if sec := get(o.op, "security"); sec != nil && len(sec.Content) == 0 {
+	if o.webhook {
+		r.w(" <span class=\"badge\">signed with the destination's secret</span>")
+	} else if sec := get(o.op, "security"); sec != nil && len(sec.Content) == 0 {
 		r.w(" <span class=\"badge\">no key</span>")
 	} else if o.server != "" {
 		r.w(" <span class=\"badge\">Bearer key</span>")
@@ -105,7 +107,7 @@ func (r *refRenderer) webhooks() {
 	for _, h := range pairs(hooks) {
 		for _, m := range refMethods {
 			if op := get(h.val, m); op != nil {
-				r.operation(refOperation{method: strings.ToUpper(m), path: "(your destination URL) — " + h.key, item: h.val, op: op})
+				r.operation(refOperation{method: strings.ToUpper(m), path: "(your destination URL) — " + h.key, item: h.val, op: op, webhook: true})
 			}
 		}
 	}
