@@ -74,6 +74,9 @@ type Deps struct {
 
 // Server holds the dependencies of every handler.
 type Server struct {
+	// reference is the GET /docs page, rendered once from the embedded OpenAPI document.
+	reference []byte
+
 	store *storage.Store
 	deps  Deps
 	cfg   Config
@@ -81,14 +84,17 @@ type Server struct {
 	now   func() time.Time
 	// domainNow: see Deps.DomainNow.
 	domainNow func() time.Time
-	// reference is the GET /docs page, rendered once from the embedded OpenAPI document.
-	reference []byte
 }
 
 // NewServer builds the API.
 func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	cfg.setDefaults()
+	page, err := renderReference(docs.OpenAPI, cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{store: store, deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now}
+	s.reference = page
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -99,11 +105,6 @@ func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	if s.domainNow == nil {
 		s.domainNow = s.now
 	}
-	page, err := renderReference(docs.OpenAPI, cfg.PublicURL)
-	if err != nil {
-		return nil, err
-	}
-	s.reference = page
 	return s, nil
 }
 
