@@ -68,6 +68,9 @@ type Deps struct {
 	Destinations *Destinations
 	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
 	Inbox InboxReader
+	// Assistant serves the assistant (MCP) server at /mcp and its OAuth protected-resource
+	// metadata at /.well-known/oauth-protected-resource; nil answers 501 at /mcp.
+	Assistant http.Handler
 	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
 	Drafts DraftDesk
 }
@@ -84,6 +87,7 @@ type Server struct {
 	now   func() time.Time
 	// domainNow: see Deps.DomainNow.
 	domainNow func() time.Time
+	invokeState
 }
 
 // NewServer builds the API.
@@ -135,9 +139,14 @@ func (s *Server) Handler() http.Handler {
 	if s.deps.Metrics != nil {
 		root.Handle("/metrics", s.deps.Metrics).Methods(http.MethodGet)
 	}
-	root.PathPrefix("/mcp").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotImplemented, "not_implemented", "the assistant (MCP) server is not available in this version of outreachd")
-	})
+	if s.deps.Assistant != nil {
+		root.Handle("/mcp", s.deps.Assistant)
+		root.Handle("/.well-known/oauth-protected-resource", s.deps.Assistant)
+	} else {
+		root.PathPrefix("/mcp").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, http.StatusNotImplemented, "not_implemented", "the assistant (MCP) server is not available in this process")
+		})
+	}
 
 	v1 := root.PathPrefix("/api/v1").Subrouter()
 	v1.NotFoundHandler = root.NotFoundHandler

@@ -98,27 +98,8 @@ type pushCandidate struct {
 // work is a fixed number of statements whatever the number of leads.
 func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, error) {
 	res := PushResult{BatchID: req.BatchID, CampaignID: req.CampaignID}
-	var cands []pushCandidate
-	firstAt := map[string]int{}
-	for _, l := range req.Leads {
-		p, err := outreach.NormalizeProfile(l.Input.LinkedInURL)
-		if err != nil {
-			res.Rejected = append(res.Rejected, RejectedLead{Index: l.Index, Input: clip(l.Input.LinkedInURL),
-				Reason: RejectInvalidLinkedInURL, Message: stripSentinel(err)})
-			continue
-		}
-		if j, seen := firstAt[p.Key]; seen {
-			res.Rejected = append(res.Rejected, RejectedLead{Index: l.Index, Input: clip(l.Input.LinkedInURL),
-				Reason: RejectDuplicateInRequest, Message: fmt.Sprintf("same LinkedIn profile as the lead at index %d of this request", j)})
-			continue
-		}
-		firstAt[p.Key] = l.Index
-		c := pushCandidate{PushLead: l, profile: p, name: l.Input.FullName(), company: companyKeys(l.Input.Company), source: l.Input.Source}
-		if c.source == "" {
-			c.source = req.DefaultSource
-		}
-		cands = append(cands, c)
-	}
+	cands, rejected := pushCandidates(req)
+	res.Rejected = rejected
 
 	err := s.InTx(ctx, func(tx *Tx) error {
 		// The lookups (reads) come before the campaign's row lock: the lock gives the transaction
@@ -192,6 +173,34 @@ func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, err
 	}
 	sortByIndex(&res)
 	return res, nil
+}
+
+// pushCandidates applies the rules that need no database (profile, duplicate_in_request) and
+// returns the leads that survive them and the rejections, in request order.
+func pushCandidates(req PushRequest) ([]pushCandidate, []RejectedLead) {
+	var cands []pushCandidate
+	var rejected []RejectedLead
+	firstAt := map[string]int{}
+	for _, l := range req.Leads {
+		p, err := outreach.NormalizeProfile(l.Input.LinkedInURL)
+		if err != nil {
+			rejected = append(rejected, RejectedLead{Index: l.Index, Input: clip(l.Input.LinkedInURL),
+				Reason: RejectInvalidLinkedInURL, Message: stripSentinel(err)})
+			continue
+		}
+		if j, seen := firstAt[p.Key]; seen {
+			rejected = append(rejected, RejectedLead{Index: l.Index, Input: clip(l.Input.LinkedInURL),
+				Reason: RejectDuplicateInRequest, Message: fmt.Sprintf("same LinkedIn profile as the lead at index %d of this request", j)})
+			continue
+		}
+		firstAt[p.Key] = l.Index
+		c := pushCandidate{PushLead: l, profile: p, name: l.Input.FullName(), company: companyKeys(l.Input.Company), source: l.Input.Source}
+		if c.source == "" {
+			c.source = req.DefaultSource
+		}
+		cands = append(cands, c)
+	}
+	return cands, rejected
 }
 
 // campaignRef is what a push needs of its campaign.

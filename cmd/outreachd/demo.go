@@ -27,7 +27,7 @@ func (a *app) setUpDemo(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\noutreachd demo organization: %s\nAPI key (read_write, shown once): %s\n\ntry:\n  curl -s -H 'Authorization: Bearer %s' %s/api/v1/me\n\n",
-		orgID, key, key, a.cfg.PublicURL)
+	fmt.Fprintf(out, "\noutreachd demo organization: %s\nAPI key (read_write, shown once): %s\n\ntry:\n  curl -s -H 'Authorization: Bearer %s' %s/api/v1/me\n\nassistant (MCP) server: %s/mcp with the header Authorization: Bearer %s (docs/mcp.md)\n\n",
+		orgID, key, key, a.cfg.PublicURL, a.cfg.PublicURL, key)
 	return a.setUpEngineDemo(ctx, orgID, out)
 }

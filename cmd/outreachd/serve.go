@@ -67,6 +67,9 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
+	if err := a.wireAssistant(nil); err != nil {
+		return err
+	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
 		PublicURL:               cfg.PublicURL,
 		RateLimitPerMinute:      cfg.RateLimitPerMinute,
@@ -170,7 +173,7 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows and folds the prospect counter deltas (every
+// janitor prunes finished rate-limit windows and old assistant proposals, and folds the prospect counter deltas (every
 // 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
@@ -188,6 +191,9 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
+			}
+			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
+				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}
 	}
