@@ -88,6 +88,10 @@ func HashKey(key string) []byte {
 	return h[:]
 }
 
+// KeyPrefixLen is how many leading characters of a key are kept in the clear ("odk_" and 8 of
+// its 43 random characters), so a person can tell their keys apart on the API keys page.
+const KeyPrefixLen = 12
+
 // CreateAPIKey makes a random key for an organization and returns it once; only its hash is kept.
 func (s *Store) CreateAPIKey(ctx context.Context, orgID, scope string, expiresAt *time.Time) (APIKey, string, error) {
 	if scope != ScopeRead && scope != ScopeReadWrite {
@@ -99,9 +103,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, orgID, scope string, expiresAt
 	}
 	secret := "odk_" + base64.RawURLEncoding.EncodeToString(raw[:])
 	k := APIKey{ID: outreach.NewID("key"), OrgID: orgID, Scope: scope, ExpiresAt: expiresAt}
-	err := s.pool.QueryRow(ctx, `INSERT INTO api_keys (id, org_id, key_hash, scope, expires_at)
-		SELECT $1, id, $3, $4, $5 FROM orgs WHERE id = $2 RETURNING created_at`,
-		k.ID, orgID, HashKey(secret), scope, expiresAt).Scan(&k.CreatedAt)
+	err := s.pool.QueryRow(ctx, `INSERT INTO api_keys (id, org_id, key_hash, scope, expires_at, prefix)
+		SELECT $1, id, $3, $4, $5, $6 FROM orgs WHERE id = $2 RETURNING created_at`,
+		k.ID, orgID, HashKey(secret), scope, expiresAt, secret[:KeyPrefixLen]).Scan(&k.CreatedAt)
 	if err != nil {
 		return APIKey{}, "", notFound(err, "org "+orgID)
 	}

@@ -34,7 +34,12 @@ func (s *Store) AuthenticateAndSpend(ctx context.Context, key, bucket string, no
 		w AS (
 			INSERT INTO rate_windows (org_id, bucket, window_start, used) SELECT org_id, $3, $4, 1 FROM k
 			ON CONFLICT (org_id, bucket, window_start) DO UPDATE SET used = rate_windows.used + 1
-			RETURNING used)
+			RETURNING used),
+		-- the API keys page shows when a key was last used, to the minute; the update is skipped
+		-- (no row written or locked) while the stamp is less than a minute old
+		u AS (
+			UPDATE api_keys SET last_used_at = $2 WHERE id = (SELECT id FROM k)
+			AND (last_used_at IS NULL OR last_used_at < $2 - interval '1 minute'))
 		SELECT k.id, k.org_id, k.scope, k.rate_limit_per_minute, w.used FROM k CROSS JOIN w`,
 		HashKey(key), now, bucket, windowStart).Scan(&a.KeyID, &a.OrgID, &a.Scope, &a.RateLimitPerMinute, &used)
 	if err != nil {

@@ -39,6 +39,7 @@ func adminCommands() map[string]adminCommand {
 		"destination list":           adminDestinationList,
 		"destination test":           adminDestinationTest,
 		"account connect":            adminAccountConnect,
+		"user create":                adminUserCreate,
 		"simulate accept":            adminSimulateAccept,
 		"simulate reply":             adminSimulateReply,
 		"simulate disconnect":        adminSimulateDisconnect,

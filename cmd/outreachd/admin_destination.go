@@ -97,6 +97,7 @@ func (a *app) wireDestinations(ctx context.Context, box *delivery.SecretBox, hub
 		return err
 	}
 	a.apiDeps.Destinations = m
+	a.deliveryHub = dh
 	return nil
 }
 

@@ -29,5 +29,8 @@ func (a *app) setUpDemo(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\noutreachd demo organization: %s\nAPI key (read_write, shown once): %s\n\ntry:\n  curl -s -H 'Authorization: Bearer %s' %s/api/v1/me\n\nassistant (MCP) server: %s/mcp with the header Authorization: Bearer %s (docs/mcp.md)\n\n",
 		orgID, key, key, a.cfg.PublicURL, a.cfg.PublicURL, key)
+	if err := a.setUpDemoUser(ctx, orgID, out); err != nil {
+		return err
+	}
 	return a.setUpEngineDemo(ctx, orgID, out)
 }

@@ -37,6 +37,8 @@ type app struct {
 	registry *prometheus.Registry
 	apiDeps  api.Deps
 	workers  []worker
+	// deliveryHub is the hub as the API and the application use it (nil when not wired).
+	deliveryHub api.DeliveryHub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -67,7 +69,15 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.wire(ctx); err != nil {
 		return err
 	}
-	if err := a.wireAssistant(nil); err != nil {
+	web, err := a.wireWebApp()
+	if err != nil {
+		return err
+	}
+	oa, err := a.wireOAuth(ctx, web)
+	if err != nil {
+		return err
+	}
+	if err := a.wireAssistant(oauthTokens{oa}); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{

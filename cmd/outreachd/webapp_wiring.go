@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/api"
+	"outreachd/outreach"
+	"outreachd/storage"
+	"outreachd/webapp"
+)
+
+// wireWebApp builds the application under /app/ from the parts wire made (the destination
+// manager, the hub, the engine's draft desk) and mounts it on the API's root router.
+func (a *app) wireWebApp() (*webapp.App, error) {
+	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
+	if a.deliveryHub != nil {
+		deps.Hub = a.deliveryHub
+	}
+	if a.apiDeps.Drafts != nil {
+		deps.Drafts = a.apiDeps.Drafts
+	}
+	w, err := webapp.New(a.store, deps, webapp.Config{PublicURL: a.cfg.PublicURL})
+	if err != nil {
+		return nil, err
+	}
+	a.apiDeps.Extra = append(a.apiDeps.Extra, func(_, root *mux.Router, _ api.Helpers) { w.Mount(root) })
+	return w, nil
+}
+
+const demoUserEmail = "demo@outreachd.local"
+
+// setUpDemoUser makes sure the demo organization has a person to sign in as and gives them a
+// fresh password, printed with the sign-in link (passwords are stored only as hashes).
+func (a *app) setUpDemoUser(ctx context.Context, orgID string, out io.Writer) error {
+	var raw [9]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	password := "demo-" + base64.RawURLEncoding.EncodeToString(raw[:])
+	hash, err := webapp.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	u, err := a.store.UserByEmail(ctx, demoUserEmail)
+	switch {
+	case errors.Is(err, outreach.ErrNotFound):
+		_, err = a.store.CreateUser(ctx, orgID, demoUserEmail, hash, storage.RoleOwner)
+	case err == nil:
+		err = a.store.SetUserPassword(ctx, u.ID, hash)
+	}
+	if err != nil {
+		return fmt.Errorf("demo user: %w", err)
+	}
+	fmt.Fprintf(out, "application: %s/app/login\n  email:    %s\n  password: %s\n\n", a.cfg.PublicURL, demoUserEmail, password)
+	return nil
+}

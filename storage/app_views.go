@@ -1,0 +1,205 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// Queries of the application's pages (package webapp) that the API does not need. Every one is
+// scoped by organization and served by an index (migration 040 and the delivery indexes).
+
+// APIKeyRow is one key as the API keys page lists it; the key itself is never stored.
+type APIKeyRow struct {
+	ID         string
+	Prefix     *string // nil for keys made before prefixes were kept
+	Scope      string
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+	CreatedAt  time.Time
+}
+
+// ListAPIKeys returns the organization's keys, newest first, revoked ones included.
+func (s *Store) ListAPIKeys(ctx context.Context, orgID string) ([]APIKeyRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, prefix, scope, expires_at, revoked_at, last_used_at, created_at
+		FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT 500`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (APIKeyRow, error) {
+		var k APIKeyRow
+		err := r.Scan(&k.ID, &k.Prefix, &k.Scope, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.CreatedAt)
+		return k, err
+	})
+}
+
+// RevokeOrgAPIKey revokes a key of orgID; another organization's key is not found.
+func (s *Store) RevokeOrgAPIKey(ctx context.Context, orgID, keyID string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+		WHERE id = $1 AND org_id = $2`, keyID, orgID)
+	if err != nil {
+		return fmt.Errorf("revoke key: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("key %s: %w", keyID, outreach.ErrNotFound)
+	}
+	return nil
+}
+
+// HourHealth counts the attempts of one hour: delivered (2xx) and failed. Test sends are left
+// out: they say nothing about the events the destination received.
+type HourHealth struct {
+	Hour      time.Time
+	Delivered int
+	Failed    int
+}
+
+// DestinationHealth returns, per destination of destIDs (of orgID), the attempts of each hour
+// from since (truncated to the hour) on, oldest first, from the hourly rollup (migration 041).
+// Hours without attempts are absent.
+func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []string, since time.Time) (map[string][]HourHealth, error) {
+	out := make(map[string][]HourHealth, len(destIDs))
+	if len(destIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT h.destination_id, h.hour, h.delivered, h.failed
+		FROM delivery_health_hourly h JOIN destinations d ON d.id = h.destination_id AND d.org_id = $1
+		WHERE h.destination_id = ANY($2) AND h.hour >= $3
+		ORDER BY 1, 2`, orgID, destIDs, since.Truncate(time.Hour))
+	if err != nil {
+		return nil, fmt.Errorf("destination health: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var h HourHealth
+		if err := rows.Scan(&id, &h.Hour, &h.Delivered, &h.Failed); err != nil {
+			return nil, fmt.Errorf("destination health: %w", err)
+		}
+		out[id] = append(out[id], h)
+	}
+	return out, rows.Err()
+}
+
+// LatestAttempts returns the newest attempt of each of destIDs (tests included), like
+// LastAttempts, but as one index probe per destination (delivery_attempts_dest_at) rather than
+// a sort of every attempt of the organization, so it costs the same with a hundred attempts or
+// a million.
+func (s *Store) LatestAttempts(ctx context.Context, orgID string, destIDs []string) (map[string]AttemptLogEntry, error) {
+	out := make(map[string]AttemptLogEntry, len(destIDs))
+	if len(destIDs) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM unnest($2::text[]) AS want(dest_id)
+		CROSS JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.destination_id = want.dest_id AND a.org_id = $1
+			ORDER BY a.at DESC, a.id DESC LIMIT 1) last`, orgID, destIDs)
+	if err != nil {
+		return nil, fmt.Errorf("latest attempts: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+	if err != nil {
+		return nil, fmt.Errorf("latest attempts: %w", err)
+	}
+	for _, a := range list {
+		out[a.DestinationID] = a
+	}
+	return out, nil
+}
+
+// AttemptFilter narrows a destination's attempt log; zero fields do not filter. Outcome is
+// "delivered" (2xx) or "failed".
+type AttemptFilter struct {
+	Event   string
+	Outcome string
+	Limit   int
+	Offset  int
+}
+
+// FilteredAttemptLog pages through a destination's attempts, newest first, with the filter
+// applied; more reports whether a further page exists (no count: the page stays cheap on a long
+// log). The caller checks first that the destination belongs to orgID.
+func (s *Store) FilteredAttemptLog(ctx context.Context, orgID, destID string, f AttemptFilter) (list []AttemptLogEntry, more bool, err error) {
+	// The conditions are spelled exactly as the partial indexes of migration 042, so the planner
+	// can use them.
+	where := `destination_id = $2 AND org_id = $1`
+	args := []any{orgID, destID, f.Limit + 1, f.Offset}
+	if f.Event != "" {
+		args = append(args, f.Event)
+		where += ` AND event_kind = $5`
+	}
+	switch f.Outcome {
+	case "delivered":
+		where += ` AND (error IS NULL AND status_code BETWEEN 200 AND 299)`
+	case "failed":
+		where += ` AND NOT (error IS NULL AND status_code BETWEEN 200 AND 299)`
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts WHERE `+where+`
+		ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`, args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("attempt log: %w", err)
+	}
+	list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
+	if err != nil {
+		return nil, false, fmt.Errorf("attempt log: %w", err)
+	}
+	if len(list) > f.Limit {
+		return list[:f.Limit], true, nil
+	}
+	return list, false, nil
+}
+
+// LiveIntakeToken reports since when the campaign has a live intake URL (ok false: none). The
+// token itself cannot be shown again: only its hash is stored.
+func (s *Store) LiveIntakeToken(ctx context.Context, orgID, campaignID string) (since time.Time, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT created_at FROM intake_tokens
+		WHERE campaign_id = $1 AND org_id = $2 AND revoked_at IS NULL`, campaignID, orgID).Scan(&since)
+	if err == pgx.ErrNoRows {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("intake token: %w", err)
+	}
+	return since, true, nil
+}
+
+// ActivityTotals are a campaign's lifetime activity counters.
+type ActivityTotals struct {
+	InvitesSent, ConnectionsAccepted, MessagesSent, Replies, Bookings int64
+}
+
+// CampaignActivityTotals sums the daily activity rollup per campaign of orgID (a few rows per
+// campaign and day, read through the rollup's primary key).
+func (s *Store) CampaignActivityTotals(ctx context.Context, orgID string) (map[string]ActivityTotals, error) {
+	rows, err := s.pool.Query(ctx, `SELECT campaign_id, sum(invites_sent), sum(connections_accepted),
+		sum(messages_sent), sum(replies), sum(bookings) FROM activity_daily WHERE org_id = $1 GROUP BY campaign_id`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("campaign activity: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]ActivityTotals{}
+	for rows.Next() {
+		var id string
+		var t ActivityTotals
+		if err := rows.Scan(&id, &t.InvitesSent, &t.ConnectionsAccepted, &t.MessagesSent, &t.Replies, &t.Bookings); err != nil {
+			return nil, fmt.Errorf("campaign activity: %w", err)
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
+// NeedsHumanDraft returns the AI draft of one needs-human item of orgID and whether the item is
+// still open (the page quotes the draft before a person confirms sending it).
+func (s *Store) NeedsHumanDraft(ctx context.Context, orgID, id string) (draft string, open bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT ai_draft, resolved_at IS NULL FROM needs_human WHERE org_id = $1 AND id = $2`,
+		orgID, id).Scan(&draft, &open)
+	if err != nil {
+		return "", false, notFound(err, "needs-human item "+id)
+	}
+	return draft, open, nil
+}

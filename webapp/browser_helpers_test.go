@@ -1,0 +1,247 @@
+package webapp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"outreachd/internal/testenv"
+)
+
+// The browser tests drive Debian's chromium, headless, through chromedp. scripts/chromium.sh
+// finds it or installs it (as scripts/db.sh does for PostgreSQL).
+
+var (
+	chromiumOnce sync.Once
+	chromiumPath string
+	chromiumErr  error
+)
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	chromiumOnce.Do(func() {
+		out, err := exec.Command(filepath.Join(testenv.RepoRoot(), "scripts", "chromium.sh")).Output()
+		if err != nil {
+			chromiumErr = fmt.Errorf("scripts/chromium.sh: %w", err)
+			return
+		}
+		chromiumPath = strings.TrimSpace(string(out))
+	})
+	if chromiumErr != nil {
+		t.Fatalf("no Chromium for the browser tests: %v", chromiumErr)
+	}
+	return chromiumPath
+}
+
+// browser is one headless Chromium for a whole test, with a fresh profile.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string
+	shots string
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc() // kills the browser process and removes nothing else
+	})
+	b := &browser{t: t, ctx: ctx, base: base, shots: filepath.Join(t.TempDir(), "shots")}
+	if err := os.MkdirAll(b.shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The first action starts the browser; it must run on the context without a deadline.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return b
+}
+
+// run performs actions with a deadline, failing the test with what was being done.
+func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v\nat %s\npage: %s", what, err, b.location(), b.mainText())
+	}
+}
+
+func (b *browser) location() string {
+	loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+	return loc
+}
+
+func (b *browser) mainText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	return text
+}
+
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.run("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitReady(chromedp.CSS("body")))
+}
+
+// xpath literal of s (the tests' names hold no quote).
+func lit(s string) string { return "'" + s + "'" }
+
+// button finds a button by its text, as a person (or a screen reader) names it; within scopes
+// the search to the element whose text contains it (an article, a table row).
+func button(name string) string {
+	return "//button[normalize-space(.)=" + lit(name) + "]"
+}
+
+func buttonIn(scope, name string) string {
+	return "//*[self::article or self::tr][contains(., " + lit(scope) + ")]//button[normalize-space(.)=" + lit(name) + "]"
+}
+
+// field finds the control its <label> names.
+func field(label string) string {
+	return "//*[@id=//label[normalize-space(.)=" + lit(label) + "]/@for]"
+}
+
+func (b *browser) click(xpath string) {
+	b.t.Helper()
+	b.run("click "+xpath, chromedp.Click(xpath, chromedp.NodeVisible))
+}
+
+func (b *browser) fill(label, value string) {
+	b.t.Helper()
+	b.run("fill "+label, chromedp.Clear(field(label)), chromedp.SendKeys(field(label), value))
+}
+
+// waitText waits until the page's main content contains want.
+func (b *browser) waitText(want string) string {
+	b.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		text := b.mainText()
+		if strings.Contains(text, want) {
+			return text
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the page at %s never showed %q; it shows:\n%s", b.location(), want, text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (b *browser) text() string { return b.mainText() }
+
+// value reads the value of the input sel (a CSS selector).
+func (b *browser) value(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("read %s: %v", sel, err)
+	}
+	return v
+}
+
+// shot saves a PNG of the whole page under the test's temp dir, and under $APP_SHOTS_DIR too
+// when set (for people to look at).
+func (b *browser) shot(name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	for _, dir := range []string{b.shots, os.Getenv("APP_SHOTS_DIR")} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+}
+
+// receiver is a local webhook endpoint that records what it is sent.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	got  []received
+	code int
+}
+
+type received struct {
+	ID    string // webhook-id
+	Event string
+	Test  bool
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{code: 200}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var env struct {
+			Event string `json:"event"`
+			Data  struct {
+				Test bool `json:"test"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(body, &env)
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{ID: r.Header.Get("webhook-id"), Event: env.Event, Test: env.Data.Test})
+		code := rc.code
+		rc.mu.Unlock()
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) all() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.got...)
+}
+
+// waitFor polls ok until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

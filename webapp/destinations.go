@@ -1,0 +1,196 @@
+package webapp
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/api"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// The Event Destinations page: the list with each destination's last attempt and 24-hour
+// health, the add form, Send test and Delete. Every rule (ten at most, the SSRF guard, the
+// Slack forms, event names) is api.Destinations', the same the API and the CLI apply.
+
+func (a *App) destinationRoutes(sub *mux.Router) {
+	sub.HandleFunc("/destinations", a.page(a.destinationsPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/destinations", a.page(a.addDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}", a.page(a.destinationPage)).Methods(http.MethodGet)
+	sub.HandleFunc("/destinations/{id}", a.page(a.updateDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/delete", a.page(a.deleteDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/test", a.page(a.testDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/secret", a.page(a.rotateSecret)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/resend", a.page(a.resendDelivery)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/{id}/recover", a.page(a.recoverDeliveries)).Methods(http.MethodPost)
+}
+
+// destRow is one destination as the list shows it.
+type destRow struct {
+	D      storage.Destination
+	URL    string
+	Events string
+	Last   *storage.AttemptLogEntry
+	Health healthSummary
+	Test   *testOutcome // the result of a Send test made without script, shown in place
+}
+
+// destForm is the add form's input, kept when it is shown again with an error.
+type destForm struct {
+	Kind, URL, Name, Events, SlackChannel string
+}
+
+type destinationsData struct {
+	Rows      []destRow
+	Form      destForm
+	Full      bool
+	Max       int
+	Kinds     []outreach.EventKind
+	NewSecret string // a generated signing secret, shown once
+	NewName   string
+	// tested is a Send test made without script: its result is shown in its row.
+	testedID string
+	tested   *testOutcome
+}
+
+// flashes are the messages a redirect after a change may ask for (?done=...): fixed texts,
+// so nothing a visitor types is ever echoed from a URL.
+var flashes = map[string]string{
+	"added":     "Destination added.",
+	"updated":   "Destination saved.",
+	"deleted":   "Destination deleted.",
+	"resent":    "Resend queued: a new attempt is made now; reload to see it in the log.",
+	"revoked":   "Key revoked. Requests with it are refused from now on.",
+	"dismissed": "Dismissed. The draft will not be sent.",
+	"status":    "Campaign status changed.",
+	"intake":    "The intake URL was revoked; posts to it are refused from now on.",
+}
+
+func flashOf(r *http.Request) string { return flashes[r.URL.Query().Get("done")] }
+
+func (a *App) loadDestinations(r *http.Request, orgID string) ([]destRow, error) {
+	ctx := r.Context()
+	list, err := a.store.ListDestinations(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(list))
+	for i, d := range list {
+		ids[i] = d.ID
+	}
+	last, err := a.store.LatestAttempts(ctx, orgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	now := a.now()
+	health, err := a.store.DestinationHealth(ctx, orgID, ids, now.Add(-23*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]destRow, len(list))
+	for i, d := range list {
+		rows[i] = destRow{D: d, URL: api.DisplayURL(d), Events: strings.Join(d.Events, ", "), Health: healthOf(health[d.ID], now)}
+		if l, ok := last[d.ID]; ok {
+			rows[i].Last = &l
+		}
+	}
+	return rows, nil
+}
+
+func (a *App) showDestinations(w http.ResponseWriter, r *http.Request, u User, status int, data destinationsData, flash, errMsg string) {
+	rows, err := a.loadDestinations(r, u.OrgID)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	for i := range rows {
+		if rows[i].D.ID == data.testedID {
+			rows[i].Test = data.tested
+		}
+	}
+	data.Rows = rows
+	data.Full = len(rows) >= storage.MaxDestinationsPerOrg
+	data.Max = storage.MaxDestinationsPerOrg
+	data.Kinds = outreach.AllEventKinds()
+	if data.Form.Events == "" {
+		data.Form.Events = string(outreach.EventsAll)
+	}
+	a.render(w, r, status, "destinations", view{Title: "Event Destinations", Nav: "destinations", Flash: flash, Error: errMsg, D: data})
+}
+
+func (a *App) destinationsPage(w http.ResponseWriter, r *http.Request, u User) {
+	a.showDestinations(w, r, u, http.StatusOK, destinationsData{}, flashOf(r), "")
+}
+
+// splitEvents reads the Events field: "all", or kinds separated by commas or spaces.
+func splitEvents(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
+	if len(f) == 0 {
+		return nil
+	}
+	return f
+}
+
+func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
+	f := destForm{Kind: strings.TrimSpace(r.PostFormValue("kind")), URL: strings.TrimSpace(r.PostFormValue("url")),
+		Name: r.PostFormValue("name"), Events: r.PostFormValue("events"), SlackChannel: r.PostFormValue("slack_channel")}
+	events := splitEvents(f.Events)
+	if events == nil {
+		events = []string{string(outreach.EventsAll)}
+	}
+	kind := f.Kind
+	token := strings.TrimSpace(r.PostFormValue("slack_token"))
+	if kind == "" || kind == "auto" {
+		kind = storage.DestinationHTTPS
+		if token != "" || strings.HasPrefix(f.URL, "https://hooks.slack.com/") {
+			kind = storage.DestinationSlack
+		}
+	}
+	d, generated, err := a.deps.Destinations.Create(r.Context(), u.OrgID, api.DestinationSpec{Name: f.Name, Kind: kind,
+		URL: f.URL, Events: events, Secret: strings.TrimSpace(r.PostFormValue("secret")),
+		SlackBotToken: token, SlackChannel: f.SlackChannel})
+	if errors.Is(err, outreach.ErrInvalid) {
+		a.showDestinations(w, r, u, http.StatusBadRequest, destinationsData{Form: f}, "", "Not added: "+outreach.Describe(err))
+		return
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if generated == "" {
+		http.Redirect(w, r, "/app/destinations?done=added", http.StatusSeeOther)
+		return
+	}
+	a.showDestinations(w, r, u, http.StatusOK, destinationsData{NewSecret: generated, NewName: d.Name}, flashes["added"], "")
+}
+
+func (a *App) destinationOf(w http.ResponseWriter, r *http.Request, u User) (storage.Destination, bool) {
+	id := mux.Vars(r)["id"]
+	if !outreach.ValidID("dst", id) {
+		a.fail(w, r, fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound))
+		return storage.Destination{}, false
+	}
+	d, err := a.store.GetDestination(r.Context(), u.OrgID, id)
+	if err != nil {
+		a.fail(w, r, err)
+		return storage.Destination{}, false
+	}
+	return d, true
+}
+
+func (a *App) deleteDestination(w http.ResponseWriter, r *http.Request, u User) {
+	d, ok := a.destinationOf(w, r, u)
+	if !ok {
+		return
+	}
+	if err := a.store.DeleteDestination(r.Context(), u.OrgID, d.ID); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/app/destinations?done=deleted", http.StatusSeeOther)
+}

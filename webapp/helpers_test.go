@@ -1,0 +1,159 @@
+package webapp_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"outreachd/adapters/webhook"
+	"outreachd/api"
+	"outreachd/delivery"
+	"outreachd/internal/testenv"
+	"outreachd/storage"
+	"outreachd/webapp"
+)
+
+// env is the application served in-process on a fresh database, with a clock the test moves.
+type env struct {
+	t     *testing.T
+	store *storage.Store
+	app   *webapp.App
+	srv   *httptest.Server
+	mu    sync.Mutex
+	now   time.Time
+}
+
+func (e *env) clock() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now
+}
+
+func (e *env) advance(d time.Duration) {
+	e.mu.Lock()
+	e.now = e.now.Add(d)
+	e.mu.Unlock()
+}
+
+// newEnv starts the application. Private destination addresses are refused, as in production.
+func newEnv(t *testing.T, cfg webapp.Config) *env {
+	t.Helper()
+	return newEnvWith(t, cfg, nil)
+}
+
+// newEnvWith is newEnv with a draft desk for the Needs Human page.
+func newEnvWith(t *testing.T, cfg webapp.Config, drafts webapp.Drafts) *env {
+	t.Helper()
+	st := testenv.Store(t)
+	key := make([]byte, 32)
+	box, err := delivery.NewSecretBox(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dests, err := api.NewDestinations(st, api.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
+		NewSecret: delivery.GenerateSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, store: st, now: time.Now()}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://127.0.0.1"
+	}
+	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := mux.NewRouter()
+	e.app.Mount(root)
+	e.srv = httptest.NewServer(root)
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// org makes an organization with one user and returns both ids.
+func (e *env) org(email, password string) (orgID, userID string) {
+	e.t.Helper()
+	ctx := context.Background()
+	o, err := e.store.CreateOrg(ctx, "Org of "+email, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	hash, err := webapp.HashPassword(password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	u, err := e.store.CreateUser(ctx, o.ID, email, hash, storage.RoleMember)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return o.ID, u.ID
+}
+
+// client is a browser-like client: a cookie jar, redirects not followed.
+type client struct {
+	t    *testing.T
+	base string
+	http *http.Client
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{t: e.t, base: e.srv.URL, http: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+type page struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+func (c *client) do(method, path string, form url.Values, headers ...string) page {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return page{Status: res.StatusCode, Header: res.Header, Body: string(b)}
+}
+
+func (c *client) get(path string) page { return c.do(http.MethodGet, path, nil) }
+
+func (c *client) post(path string, form url.Values) page { return c.do(http.MethodPost, path, form) }
+
+func (c *client) login(email, password string) page {
+	c.t.Helper()
+	return c.post("/app/login", url.Values{"email": {email}, "password": {password}})
+}
+
+func (c *client) mustLogin(email, password string) {
+	c.t.Helper()
+	if p := c.login(email, password); p.Status != http.StatusSeeOther {
+		c.t.Fatalf("sign in as %s: %d %s", email, p.Status, p.Body)
+	}
+}

@@ -1,0 +1,52 @@
+// outreachd — small progressive enhancements; every page works without this file.
+// 1. [data-copy]: a button that copies the value of the element named by its data-copy id.
+// 2. form[data-inplace]: posted with fetch; the JSON answer {ok, text} is shown in the
+//    <output> named by data-inplace, instead of loading a new page (Send test).
+"use strict";
+document.addEventListener("click", function (e) {
+  var btn = e.target.closest("button[data-copy]");
+  if (!btn) return;
+  e.preventDefault();
+  var el = document.getElementById(btn.getAttribute("data-copy"));
+  if (!el) return;
+  var text = el.value || el.textContent;
+  var done = function () {
+    var old = btn.textContent;
+    btn.textContent = "Copied";
+    setTimeout(function () { btn.textContent = old; }, 1500);
+  };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, function () { el.select && el.select(); });
+  } else if (el.select) {
+    el.select();
+    try { document.execCommand("copy"); done(); } catch (err) { /* the text stays selected */ }
+  }
+});
+document.addEventListener("submit", function (e) {
+  var form = e.target;
+  var outId = form.getAttribute("data-inplace");
+  if (!outId || !window.fetch) return;
+  var out = document.getElementById(outId);
+  if (!out) return;
+  e.preventDefault();
+  var btn = form.querySelector("button[type=submit], button:not([type])");
+  if (btn) btn.disabled = true;
+  out.className = "result";
+  out.textContent = "Sending…";
+  fetch(form.action, {
+    method: "POST",
+    body: new URLSearchParams(new FormData(form)),
+    headers: { "Accept": "application/json" },
+    credentials: "same-origin"
+  }).then(function (res) {
+    return res.json().catch(function () { return { ok: false, text: "The server answered " + res.status + "." }; });
+  }).then(function (data) {
+    out.className = "result " + (data.ok ? "ok" : "bad");
+    out.textContent = data.text;
+  }).catch(function () {
+    out.className = "result bad";
+    out.textContent = "The request did not reach the server.";
+  }).finally(function () {
+    if (btn) btn.disabled = false;
+  });
+});
