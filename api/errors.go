@@ -12,7 +12,7 @@ import (
 	"outreachd/outreach"
 )
 
-// Error codes of decisions.md §3 (binding).
+// Error codes: clients rely on them exactly as written (docs/api.md, "Errors").
 const (
 	codeInvalidAPIKey     = "invalid_api_key"
 	codeInsufficientScope = "insufficient_scope"
@@ -70,7 +70,7 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 }
 
 // plainErrorRoute reports the endpoints whose every error, 401 included, uses the plain shape
-// (api-v1 §7, decisions §3): GET /analytics/daily and POST /api/webhooks/conversions.
+// (docs/api.md, "Errors"): GET /analytics/daily and POST /api/webhooks/conversions.
 func plainErrorRoute(r *http.Request) bool {
 	return (r.Method == http.MethodGet && r.URL.Path == "/api/v1/analytics/daily") ||
 		(r.Method == http.MethodPost && r.URL.Path == "/api/webhooks/conversions")

@@ -11,8 +11,8 @@ import (
 )
 
 // TestGuideCoversEveryEndpoint: every API operation of openapi.yaml is explained in the guide
-// (api.md names it as "METHOD /path"), and the guide sends readers to no file outside the
-// repository.
+// (api.md names it as "METHOD /path"), and neither the guides nor the OpenAPI document send
+// readers to a file outside the repository (public standards such as RFCs may be cited).
 func TestGuideCoversEveryEndpoint(t *testing.T) {
 	guide, err := os.ReadFile("api.md")
 	if err != nil {
@@ -52,14 +52,15 @@ func TestGuideCoversEveryEndpoint(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("docs/api.md does not explain these endpoints of docs/openapi.yaml:\n  %s", strings.Join(missing, "\n  "))
 	}
-	outside := regexp.MustCompile(`api-v1|decisions\.md|§|/work/|spec/`)
-	for _, f := range []string{"api.md", "architecture.md", "operations.md", "../README.md"} {
+	outside := regexp.MustCompile(`api-v1|decisions\.md|decisions §|§|/work/|spec/`)
+	standard := regexp.MustCompile(`RFC [0-9]+|OAuth 2\.1|BCP`) // public standards may be cited by section
+	for _, f := range []string{"api.md", "architecture.md", "operations.md", "mcp.md", "app.md", "openapi.yaml", "../README.md"} {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, line := range strings.Split(string(raw), "\n") {
-			if outside.MatchString(line) {
+			if outside.MatchString(line) && !standard.MatchString(line) {
 				t.Errorf("%s:%d points outside the repository: %s", f, i+1, line)
 			}
 		}
