@@ -10,9 +10,13 @@ import (
 	"sync"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
-// Error codes: clients rely on them exactly as written (docs/api.md, "Errors").
+// Error codes: the documented ones (docs/api.md, "Errors"), which clients rely on exactly as
+// written, including service_unavailable (503 with Retry-After: the database cannot be reached
+// right now; retry later) and past_retention (410: a delivery or a recover range the retention
+// policy already removed).
 const (
 	codeInvalidAPIKey     = "invalid_api_key"
 	codeInsufficientScope = "insufficient_scope"
@@ -21,7 +25,13 @@ const (
 	codeCampaignClosed    = "campaign_closed"
 	codeInvalidFilters    = "invalid_filters"
 	codeInternal          = "internal_error"
+	codeUnavailable       = "service_unavailable"
+	codePastRetention     = "past_retention"
 )
+
+// unavailableRetryAfter is the Retry-After (seconds) of a 503 service_unavailable: long enough
+// for a restarting PostgreSQL, short enough that clients come back soon after it.
+const unavailableRetryAfter = "5"
 
 type errorBody struct {
 	Error errorDetail `json:"error"`
@@ -100,6 +110,10 @@ func classify(err error) (int, string, string) {
 		return http.StatusConflict, codeCampaignClosed, clientMessage(err)
 	case errors.Is(err, outreach.ErrConflict):
 		return http.StatusConflict, "conflict", clientMessage(err)
+	case errors.Is(err, outreach.ErrPastRetention):
+		return http.StatusGone, codePastRetention, clientMessage(err)
+	case storage.IsUnavailable(err):
+		return http.StatusServiceUnavailable, codeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
 	default:
 		return http.StatusInternalServerError, codeInternal, "internal error; it has been logged"
 	}
@@ -124,17 +138,25 @@ func (s *Server) failFor(w http.ResponseWriter, r *http.Request, err error) {
 // fail answers err in the coded shape and logs server errors.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, msg := classify(err)
-	if status >= 500 {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
+	s.logFailure(w, r, status, err)
 	writeError(w, status, code, msg)
 }
 
 // failPlain answers err in the plain shape.
 func (s *Server) failPlain(w http.ResponseWriter, r *http.Request, err error) {
 	status, _, msg := classify(err)
-	if status >= 500 {
+	s.logFailure(w, r, status, err)
+	writePlainError(w, status, msg)
+}
+
+// logFailure logs a server error. A 503 (database unreachable) gets Retry-After and is not
+// logged per request: an outage would write a line for every call; /readyz and the delivery
+// hub's one line per outage report it.
+func (s *Server) logFailure(w http.ResponseWriter, r *http.Request, status int, err error) {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", unavailableRetryAfter)
+	case status >= 500:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writePlainError(w, status, msg)
 }

@@ -208,6 +208,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 		writeError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable")
 		return
 	}

@@ -273,7 +273,15 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
+				if outage, wait := h.health.check("claiming deliveries", err); outage {
+					if !sleep(ctx, wait) {
+						return ctx.Err()
+					}
+					continue
+				}
 				h.log.Warn("delivery: claim failed", "err", err)
+			} else {
+				h.health.ok()
 			}
 			got = len(cs)
 			for _, it := range h.sched.add(retries, cs) {

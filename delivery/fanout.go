@@ -27,7 +27,7 @@ import (
 // crash before the commit simply replays the batch. The handler does no HTTP and, with the
 // destination cache warm, one statement per batch (fanOut).
 func (h *Hub) newFanoutRouter() (*message.Router, error) {
-	logger := watermill.NewSlogLogger(h.log)
+	logger := outageLogger{LoggerAdapter: watermill.NewSlogLogger(h.log), health: h.health}
 	// The batches commit asynchronously (storage.Store.AsyncPool): a batch lost in a database
 	// crash is simply fanned out again, and its deliveries get the same ids (outreach.DerivedID).
 	beginner := hookedBeginner{Beginner: wsql.BeginnerFromPgx(h.store.AsyncPool()), onBegin: h.batchBegun, onEnd: h.batchEnded}
@@ -39,7 +39,7 @@ func (h *Hub) newFanoutRouter() (*message.Router, error) {
 		// resend can succeed; the deadline is the backstop that ends a stuck batch.
 		AckDeadline:    ptr(15 * time.Second),
 		ResendInterval: 100 * time.Millisecond,
-		BackoffManager: &wakeBackoff{wake: h.wakeOutbox, idle: h.cfg.IdleWake, retry: time.Second, log: logger},
+		BackoffManager: &wakeBackoff{wake: h.wakeOutbox, idle: h.cfg.IdleWake, retry: time.Second, health: h.health},
 	}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("fan-out subscriber: %w", err)
@@ -142,20 +142,26 @@ func (t *hookedTx) Rollback() error {
 // wakeBackoff replaces the subscriber's polling sleep: after an empty read it waits for an outbox
 // notification (or idle, in case one was missed) instead of a fixed interval, so an event
 // committed while the fan-out is idle is read at once.
+// While the database is away, reading fails at every poll: that is reported to dbHealth (one
+// log line per outage) and retried with its exponential backoff.
 type wakeBackoff struct {
-	wake  <-chan struct{}
-	idle  time.Duration
-	retry time.Duration
-	log   watermill.LoggerAdapter
+	wake   <-chan struct{}
+	idle   time.Duration
+	retry  time.Duration
+	health *dbHealth
 }
 
 func (b *wakeBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
 	if err != nil {
+		if outage, wait := b.health.check("reading the outbox", err); outage {
+			return wait
+		}
 		if !errors.Is(err, context.Canceled) {
 			logger.Error("fan-out: reading the outbox failed", err, nil)
 		}
 		return b.retry
 	}
+	b.health.ok()
 	if !noMsg {
 		return 0
 	}

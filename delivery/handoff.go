@@ -231,7 +231,9 @@ func (h *Hub) handOff(ctx context.Context, rows []storage.OutboxRow) {
 	}()
 	if err != nil {
 		if ctx.Err() == nil {
-			h.log.Warn("delivery: direct hand-off failed; the outbox consumer takes the events", "n", len(rows), "err", err)
+			if outage, _ := h.health.check("direct hand-off", err); !outage {
+				h.log.Warn("delivery: direct hand-off failed; the outbox consumer takes the events", "n", len(rows), "err", err)
+			}
 		}
 		h.wake(h.wakeOutbox)()
 	}

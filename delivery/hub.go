@@ -76,6 +76,11 @@ type Config struct {
 	StatsInterval time.Duration
 	// Secrets opens sealed secrets; nil means destinations with a secret or a bot token fail.
 	Secrets SecretOpener
+	// ShutdownGrace bounds how long Run takes to stop once its context ends (SHUTDOWN_TIMEOUT):
+	// sends in flight finish (each is bounded by Timeout) and every attempt made is recorded
+	// within it. What cannot finish in time stays leased and is sent again after its lease, with
+	// the same webhook-id. Default 20 s.
+	ShutdownGrace time.Duration
 	// Logger receives warnings; nil discards them.
 	Logger *slog.Logger
 }
@@ -117,6 +122,9 @@ func (c *Config) setDefaults() {
 	if c.StatsInterval == 0 {
 		c.StatsInterval = 5 * time.Second
 	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = 20 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -138,6 +146,9 @@ func (c Config) Validate() error {
 	if c.Lease <= 3*c.Timeout {
 		return errors.New("delivery: lease must be longer than three attempt timeouts (queue wait and the attempt)")
 	}
+	if c.ShutdownGrace < 0 {
+		return errors.New("delivery: shutdown grace must not be negative")
+	}
 	if c.PerDestination < 1 || c.FirstAttemptSlots < 1 || c.RetrySlots < 1 || c.ClaimBatch < 1 {
 		return errors.New("delivery: slots and batch sizes must be positive")
 	}
@@ -157,6 +168,7 @@ type Hub struct {
 
 	sched    *sched
 	recorder *recorder
+	health   *dbHealth
 	cache    *destinationCache
 	batch    batchState
 	handoff  *handoff
@@ -195,7 +207,8 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
 		wakeOutbox: make(chan struct{}, 1), wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
 	}
-	h.recorder = newRecorder(store, cfg.Logger, h.wake(h.wakeRetry))
+	h.health = newDBHealth(cfg.Logger)
+	h.recorder = newRecorder(store, cfg.Logger, h.health, h.wake(h.wakeRetry))
 	return h, nil
 }
 
@@ -209,8 +222,8 @@ func (h *Hub) wake(ch chan struct{}) func() {
 }
 
 // Run runs the listener, the fan-out and the direct hand-off, both dispatch loops, the recorder
-// and the gauges until ctx ends. Attempts in flight then finish (each is bounded by the timeout)
-// and are recorded.
+// and the gauges until ctx ends. It then stops taking work, lets the sends in flight finish and
+// records every attempt, within Config.ShutdownGrace (stop).
 func (h *Hub) Run(ctx context.Context) error {
 	h.runMu.Lock()
 	if h.running {
@@ -233,7 +246,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The recorder outlives ctx: it is stopped by stop, within the grace.
 	recCtx, stopRec := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRec()
 	recDone := make(chan struct{})
 	go func() { defer close(recDone); h.recorder.run(recCtx) }()
 
@@ -248,26 +263,47 @@ func (h *Hub) Run(ctx context.Context) error {
 	run("retry dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, true) })
 	run("stats", h.stats)
 	<-ctx.Done()
+	h.stop(router, &wg, stopRec, recDone)
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// stop is the graceful end of Run, bounded by ShutdownGrace: no new work (the fan-out router is
+// closed and the loops end), the deliveries queued locally are handed back (due at once rather
+// than after their lease), the sends in flight finish, and the recorder writes every outcome
+// before it returns. Sends still running when only recordReserve of the grace is left are
+// abandoned: their deliveries stay leased and are sent again after the lease, with the same
+// webhook-id (a receiver that saw the first one drops the second).
+func (h *Hub) stop(router interface{ Close() error }, loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-chan struct{}) {
+	deadline := time.Now().Add(h.cfg.ShutdownGrace)
 	_ = router.Close()
-	wg.Wait()
-	// Deliveries still queued locally are handed back to be due at once rather than after their
-	// lease; sends in flight finish and hand their results to the recorder.
+	loops.Wait()
 	if queued := h.sched.close(); len(queued) > 0 {
 		ids := make([]string, len(queued))
 		for i, it := range queued {
 			ids[i] = it.c.ID
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		rctx, cancel := context.WithDeadline(context.Background(), deadline)
 		if err := h.store.ReleaseClaims(rctx, ids); err != nil {
 			h.log.Warn("delivery: releasing queued deliveries", "n", len(ids), "err", err)
 		}
 		cancel()
 	}
-	h.sched.wait()
-	stopRec()
-	<-recDone
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	sends := make(chan struct{})
+	go func() { h.sched.wait(); close(sends) }()
+	reserve := min(h.cfg.ShutdownGrace/4, 5*time.Second)
+	wait := time.NewTimer(max(time.Until(deadline)-reserve, 0))
+	defer wait.Stop()
+	select {
+	case <-sends:
+	case <-wait.C:
+		h.log.Warn("delivery: sends still in flight at the end of the shutdown grace are abandoned; their deliveries stay leased and are sent again after the lease",
+			"grace", h.cfg.ShutdownGrace)
 	}
-	return nil
+	close(h.recorder.stop)
+	hard := time.AfterFunc(max(time.Until(deadline), 0), stopRec)
+	defer hard.Stop()
+	<-recDone
 }

@@ -22,21 +22,26 @@ const (
 func (h *Hub) listen(ctx context.Context) error {
 	backoff := 100 * time.Millisecond
 	for {
-		err := h.listenOnce(ctx)
+		err := h.listenOnce(ctx, func() { backoff = 100 * time.Millisecond })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		h.log.Warn("delivery listener lost its connection; reconnecting", "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(backoff):
+		wait := backoff
+		if outage, w := h.health.check("listening for notifications", err); outage {
+			wait = w // the database is away: one log line for the whole outage (dbHealth)
+		} else {
+			h.log.Warn("delivery listener lost its connection; reconnecting", "err", err, "in", backoff)
+			backoff = min(2*backoff, 5*time.Second)
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		if !sleep(ctx, wait) {
+			return ctx.Err()
+		}
 	}
 }
 
-func (h *Hub) listenOnce(ctx context.Context) error {
+// listenOnce connects, listens and turns notifications into wake-ups until the connection
+// fails; connected runs once it listens.
+func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
 	conn, err := pgx.ConnectConfig(ctx, h.store.Pool().Config().ConnConfig.Copy())
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -47,6 +52,8 @@ func (h *Hub) listenOnce(ctx context.Context) error {
 			return fmt.Errorf("listen %s: %w", ch, err)
 		}
 	}
+	h.health.ok()
+	connected()
 	h.cache.dropAll()
 	h.wakeAll()
 	for {

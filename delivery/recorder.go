@@ -11,77 +11,123 @@ import (
 // recorder writes attempt outcomes in batches: whatever accumulated while the previous batch was
 // being written goes in the next transaction, so under load one commit carries hundreds of
 // attempts and when idle an outcome is written at once.
+//
+// Its writes never run on the context that stops the hub: a record lost on the way out means a
+// delivery that reached its receiver is sent again after its lease (an earlier version lost the
+// batch being written when the hub stopped — "record attempts: context canceled"). Stopping
+// (stop) only makes it write what is left and return; the hard limit is the context given to
+// run, which the hub cancels when its shutdown grace is spent.
 type recorder struct {
 	store   *storage.Store
 	log     *slog.Logger
+	health  *dbHealth
 	in      chan storage.AttemptRecord
-	written func() // wakes the retry loop: a newly scheduled retry may be its next due time
+	stop    chan struct{} // closed: write what is left, then return
+	done    chan struct{} // closed when run returned; later records are dropped
+	written func()        // wakes the retry loop: a newly scheduled retry may be its next due time
 }
 
-const recordBatch = 500
+const (
+	recordBatch = 500
+	// recordTry bounds one write of a batch, so a hung connection cannot hold the recorder.
+	recordTry = 30 * time.Second
+)
 
-func newRecorder(store *storage.Store, log *slog.Logger, written func()) *recorder {
-	return &recorder{store: store, log: log, in: make(chan storage.AttemptRecord, 8192), written: written}
+func newRecorder(store *storage.Store, log *slog.Logger, health *dbHealth, written func()) *recorder {
+	return &recorder{store: store, log: log, health: health, in: make(chan storage.AttemptRecord, 8192),
+		stop: make(chan struct{}), done: make(chan struct{}), written: written}
 }
 
-func (r *recorder) add(rec storage.AttemptRecord) { r.in <- rec }
+// add queues one outcome. After the recorder has returned (a send that outlived the shutdown
+// grace) the record is dropped: its delivery is still leased and is sent again after the lease.
+func (r *recorder) add(rec storage.AttemptRecord) {
+	select {
+	case r.in <- rec:
+	case <-r.done:
+	}
+}
 
-// run writes until ctx ends, then writes what is left.
+// run writes until stop is closed, then writes what is left and returns. ctx is the hard limit:
+// when it ends, what is not yet written is given up (and reported).
 func (r *recorder) run(ctx context.Context) {
+	defer close(r.done)
 	batch := make([]storage.AttemptRecord, 0, recordBatch)
 	for {
 		select {
 		case <-ctx.Done():
-			for {
-				select {
-				case rec := <-r.in:
-					batch = append(batch, rec)
-					continue
-				default:
-				}
-				break
-			}
-			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			r.write(fctx, batch)
-			cancel()
+			r.giveUp(len(r.in))
 			return
-		case rec := <-r.in:
-			batch = append(batch[:0], rec)
-		fill:
-			for len(batch) < recordBatch {
-				select {
-				case rec := <-r.in:
-					batch = append(batch, rec)
-				default:
-					break fill
+		case <-r.stop:
+			for {
+				batch = r.fill(batch[:0])
+				if len(batch) == 0 {
+					return
+				}
+				if !r.write(ctx, batch) {
+					r.giveUp(len(batch) + len(r.in))
+					return
 				}
 			}
-			r.write(ctx, batch)
-			batch = batch[:0]
+		case rec := <-r.in:
+			batch = r.fill(append(batch[:0], rec))
+			if !r.write(ctx, batch) {
+				r.giveUp(len(batch) + len(r.in))
+				return
+			}
 		}
 	}
 }
 
-// write retries until the batch is stored or ctx ends: losing a record would only cause a resend
-// after the lease (at least once), but keeping it is cheaper for everyone.
-func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) {
+// fill adds queued records to batch, up to recordBatch, without waiting.
+func (r *recorder) fill(batch []storage.AttemptRecord) []storage.AttemptRecord {
+	for len(batch) < recordBatch {
+		select {
+		case rec := <-r.in:
+			batch = append(batch, rec)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (r *recorder) giveUp(n int) {
+	if n > 0 {
+		r.log.Warn("delivery: attempt records not written before the shutdown deadline; their deliveries stay leased and are sent again after the lease, with the same webhook-id",
+			"n", n)
+	}
+}
+
+// write retries until the batch is stored or ctx ends (false): losing a record would only cause
+// a resend after the lease (at least once), but keeping it is cheaper for everyone. An
+// unreachable database is reported to dbHealth (one log line per outage) and backed off.
+func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) bool {
 	if len(batch) == 0 {
-		return
+		return true
 	}
 	backoff := 50 * time.Millisecond
 	for {
-		err := r.store.RecordAttempts(ctx, batch)
+		tctx, cancel := context.WithTimeout(ctx, recordTry)
+		err := r.store.RecordAttempts(tctx, batch)
+		cancel()
 		if err == nil {
+			r.health.ok()
 			r.written()
-			return
+			return true
 		}
-		r.log.Warn("delivery: recording attempts failed", "n", len(batch), "err", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(backoff):
+		if ctx.Err() != nil {
+			return false
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		wait := backoff
+		if outage, w := r.health.check("recording attempts", err); outage {
+			wait = w
+		} else {
+			r.log.Warn("delivery: recording attempts failed", "n", len(batch), "err", err)
+			backoff = min(2*backoff, 2*time.Second)
+		}
+		if !sleep(ctx, wait) {
+			return false
+		}
 	}
 }
 
@@ -93,6 +139,7 @@ func (h *Hub) stats(ctx context.Context) error {
 	for {
 		st, err := h.store.QueueStats(ctx)
 		if err == nil {
+			h.health.ok()
 			h.metrics.queueDepth.WithLabelValues("pending").Set(float64(st.Pending))
 			h.metrics.queueDepth.WithLabelValues("due").Set(float64(st.Due))
 			h.metrics.oldestPending.Set(st.OldestDue.Seconds())
@@ -100,12 +147,16 @@ func (h *Hub) stats(ctx context.Context) error {
 				h.metrics.failing.WithLabelValues(k).Set(float64(st.FailingBy[k]))
 			}
 		} else if ctx.Err() == nil {
-			h.log.Warn("delivery: queue stats", "err", err)
+			if outage, _ := h.health.check("queue gauges", err); !outage {
+				h.log.Warn("delivery: queue stats", "err", err)
+			}
 		}
-		if time.Since(lastPrune) > time.Minute {
+		if err == nil && time.Since(lastPrune) > time.Minute {
 			lastPrune = time.Now()
 			if _, err := h.store.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil && ctx.Err() == nil {
-				h.log.Warn("delivery: prune dedupe keys", "err", err)
+				if outage, _ := h.health.check("pruning dedupe keys", err); !outage {
+					h.log.Warn("delivery: prune dedupe keys", "err", err)
+				}
 			}
 		}
 		select {

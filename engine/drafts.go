@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"outreachd/outreach"
 	"outreachd/storage"
 )
+
+// approvalGrace is how long (real time) an approved draft waits before the engine's loop may
+// send it; the approving call sends it at once.
+const approvalGrace = time.Minute
 
 // ErrNoProvider: approving a draft needs a LinkedIn provider, and this engine has none.
 var ErrNoProvider = errors.New("no LinkedIn provider is configured")
@@ -19,9 +24,11 @@ var ErrNoProvider = errors.New("no LinkedIn provider is configured")
 // be taken back. The application's Needs Human desk, the assistant's approve_draft and the API
 // all call this one action.
 //
-// The item is closed and its draft made due in one transaction; the send then goes through the
+// The item is closed and its draft released in one transaction; the send then goes through the
 // same path as automatic replies (sendDraft), which re-checks stop, block and opt-out right
-// before sending. If the seat is rate-limited or down the draft stays due and the engine sends it
+// before sending. The released draft is due only a real minute later (approvalGrace), so the
+// engine's loop does not race this call for it, yet still sends it if this process dies before
+// its send. If the seat is rate-limited or down the draft stays due and the engine sends it
 // later (DraftScheduled).
 func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error) {
 	if e.li == nil {
@@ -54,16 +61,17 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 			return fmt.Errorf("the draft is empty: approve it with your own text: %w", outreach.ErrInvalid)
 		}
 		now := e.clock.Now()
+		due := now.Add(time.Duration(float64(approvalGrace) * e.cfg.ClockSpeed))
 		released := false
 		if n.DraftID != nil {
-			if released, err = tx.ReleaseDraft(ctx, *n.DraftID, text, now); err != nil {
+			if released, err = tx.ReleaseDraft(ctx, *n.DraftID, text, due, now); err != nil {
 				return err
 			}
 		}
 		if !released { // an item without a held draft (or whose draft is gone): a new one
 			id := outreach.NewID("drf")
 			if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
-				ChatID: n.ChatID, Text: text, AutoSendAt: &now}); err != nil {
+				ChatID: n.ChatID, Text: text, AutoSendAt: &due}); err != nil {
 				return err
 			}
 			n.DraftID = &id

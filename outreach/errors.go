@@ -39,3 +39,8 @@ func Describe(err error) string {
 	}
 	return msg
 }
+
+// ErrPastRetention marks a request for something the retention policy already removed (a
+// delivery, its attempts and payload older than the retention period): 410, with a message that
+// names what is gone and since when.
+var ErrPastRetention = errors.New("past the retention period")

@@ -39,6 +39,26 @@ func DerivedID(prefix, parent, key string) string {
 	return prefix + "_" + idEncoding.EncodeToString(b[:])
 }
 
+// IDTime is the creation time an id of NewID or DerivedID carries (for a derived id, its
+// parent's); ok is false for anything else.
+func IDTime(id string) (t time.Time, ok bool) {
+	i := strings.IndexByte(id, '_')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	raw, err := idEncoding.DecodeString(id[i+1:])
+	if err != nil || len(raw) != 16 {
+		return time.Time{}, false
+	}
+	var b [8]byte
+	copy(b[2:], raw[:6])
+	ms := binary.BigEndian.Uint64(b[:])
+	if ms == 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(int64(ms)), true
+}
+
 // ValidID reports whether s looks like an id of the given prefix; handlers use it to answer
 // 404 for ids that cannot exist without asking the database.
 func ValidID(prefix, s string) bool {

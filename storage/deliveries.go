@@ -564,7 +564,8 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 
 // ResendDelivery schedules one more attempt of a delivery of orgID now, whatever its state, with
 // trigger 'manual'. A finished delivery gets exactly one more attempt; a pending one keeps its
-// remaining budget and is brought forward.
+// remaining budget and is brought forward. One the retention policy removed is refused with
+// outreach.ErrPastRetention.
 func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) error {
 	tag, err := s.pool.Exec(ctx, `WITH u AS (
 		UPDATE deliveries SET
@@ -576,6 +577,9 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		return fmt.Errorf("resend %s: %w", deliveryID, err)
 	}
 	if tag.RowsAffected() == 0 {
+		if err := s.pastRetention(ctx, orgID, deliveryID); err != nil {
+			return err
+		}
 		return fmt.Errorf("delivery %s: %w", deliveryID, outreach.ErrNotFound)
 	}
 	return nil
@@ -583,8 +587,12 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 
 // RecoverDeliveries puts the failed deliveries of orgID created in [from, to) (of one destination
 // unless destinationID is "") back to pending, due now, with a fresh budget of attempts, and
-// returns how many.
+// returns how many. A range that begins where retention already removed deliveries of the
+// organization is refused (outreach.ErrPastRetention).
 func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID string, from, to time.Time, attempts int) (int, error) {
+	if err := s.recoverPastRetention(ctx, orgID, from); err != nil {
+		return 0, err
+	}
 	var n int
 	err := s.pool.QueryRow(ctx, `WITH u AS (
 		UPDATE deliveries SET status = 'pending', max_attempts = attempts + $4, next_attempt_at = now(),

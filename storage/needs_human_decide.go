@@ -45,11 +45,11 @@ func (tx *Tx) ResolveNeedsHuman(ctx context.Context, id, resolution, actor strin
 	return err
 }
 
-// ReleaseDraft sets the text of a held draft and makes it due now, so the engine's sender takes
-// it; ok is false when the draft is no longer pending (sent or dismissed meanwhile).
-func (tx *Tx) ReleaseDraft(ctx context.Context, id, text string, at time.Time) (bool, error) {
-	tag, err := tx.Exec(ctx, `UPDATE reply_drafts SET text = $2, auto_send_at = $3, updated_at = $3
-		WHERE id = $1 AND status = 'pending'`, id, text, at)
+// ReleaseDraft sets the text of a held draft and the time the engine's sender may take it (due);
+// ok is false when the draft is no longer pending (sent or dismissed meanwhile).
+func (tx *Tx) ReleaseDraft(ctx context.Context, id, text string, due, now time.Time) (bool, error) {
+	tag, err := tx.Exec(ctx, `UPDATE reply_drafts SET text = $2, auto_send_at = $3, updated_at = $4
+		WHERE id = $1 AND status = 'pending'`, id, text, due, now)
 	if err != nil {
 		return false, err
 	}

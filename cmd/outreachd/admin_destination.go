@@ -66,6 +66,7 @@ func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg promet
 	}
 	return delivery.NewHub(st, sender, slackSender, reg, delivery.Config{
 		Timeout: cfg.DeliveryTimeout, RetrySchedule: cfg.DeliveryRetrySchedule, Secrets: box, Logger: log,
+		ShutdownGrace: cfg.ShutdownTimeout,
 	})
 }
 

@@ -36,6 +36,15 @@ type Config struct {
 	DrafterAPIKey string
 	DrafterModel  string
 	LogLevel      string
+	// ShutdownTimeout bounds a graceful stop (SIGTERM/SIGINT): in-flight HTTP requests and
+	// webhook sends finish and every attempt is recorded within it.
+	ShutdownTimeout time.Duration
+	// RetentionAttempts is how long finished deliveries, their attempts and their payloads are
+	// kept; RetentionOutbox how long outbox rows the fan-out has read are kept; 0 keeps them
+	// forever. RetentionInterval is how often the retention worker runs.
+	RetentionAttempts time.Duration
+	RetentionOutbox   time.Duration
+	RetentionInterval time.Duration
 	// PprofAddr, when set, serves net/http/pprof on its own listener (never on HTTP_ADDR), for
 	// profiling a running instance.
 	PprofAddr string
@@ -66,6 +75,20 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 	}
 	if c.DeliveryTimeout, err = time.ParseDuration(envOr("DELIVERY_TIMEOUT", "10s")); err != nil || c.DeliveryTimeout <= 0 {
 		return c, fmt.Errorf("DELIVERY_TIMEOUT must be a positive Go duration like 10s")
+	}
+	if c.ShutdownTimeout, err = time.ParseDuration(envOr("SHUTDOWN_TIMEOUT", "20s")); err != nil || c.ShutdownTimeout <= 0 {
+		return c, fmt.Errorf("SHUTDOWN_TIMEOUT must be a positive Go duration like 20s")
+	}
+	for _, r := range []struct {
+		name, def string
+		dst       *time.Duration
+	}{{"RETENTION_ATTEMPTS", "720h", &c.RetentionAttempts}, {"RETENTION_OUTBOX", "168h", &c.RetentionOutbox}} {
+		if *r.dst, err = time.ParseDuration(envOr(r.name, r.def)); err != nil || *r.dst < 0 || (*r.dst > 0 && *r.dst < time.Minute) {
+			return c, fmt.Errorf("%s must be a Go duration of at least 1m like %s, or 0 to keep everything", r.name, r.def)
+		}
+	}
+	if c.RetentionInterval, err = time.ParseDuration(envOr("RETENTION_INTERVAL", "1m")); err != nil || c.RetentionInterval < time.Second {
+		return c, fmt.Errorf("RETENTION_INTERVAL must be a Go duration of at least 1s like 1m")
 	}
 	if c.DeliveryRetrySchedule, err = parseSchedule(envOr("DELIVERY_RETRY_SCHEDULE", "0s,30s,5m,30m")); err != nil {
 		return c, err

@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/engine"
 	"outreachd/storage"
 )
@@ -134,14 +135,38 @@ func runServe(ctx context.Context, args []string) error {
 	case runErr = <-errs:
 		log.Error("stopping after a failure", "err", runErr)
 	}
-	// Drain HTTP first so no new work arrives, then stop the workers.
-	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	_ = httpSrv.Shutdown(shutCtx)
-	stopWork()
-	wg.Wait()
-	log.Info("stopped")
+	shutdown(log, cfg.ShutdownTimeout, httpSrv, stopWork, &wg)
 	return runErr
+}
+
+// shutdown stops serving within grace (SHUTDOWN_TIMEOUT): the listener closes at once (no new
+// requests) while requests in flight finish, and at the same time the workers stop taking work;
+// the delivery hub lets its sends in flight finish and records every attempt within the same
+// grace. Whatever is still running after it (plus a moment for the hub's last bookkeeping) is
+// abandoned: leased deliveries are sent again after their lease, with the same webhook-id.
+func shutdown(log *slog.Logger, grace time.Duration, httpSrv *http.Server, stopWork context.CancelFunc, workers *sync.WaitGroup) {
+	log.Info("stopping", "grace", grace)
+	deadline := time.Now().Add(grace)
+	shutCtx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	httpDone := make(chan struct{})
+	go func() {
+		defer close(httpDone)
+		if err := httpSrv.Shutdown(shutCtx); err != nil {
+			log.Warn("HTTP requests still running at the end of the shutdown grace were cut", "err", err)
+			_ = httpSrv.Close()
+		}
+	}()
+	stopWork()
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline) + 2*time.Second):
+		log.Warn("workers still running after the shutdown grace; exiting anyway", "grace", grace)
+	}
+	<-httpDone
+	log.Info("stopped")
 }
 
 // wire builds the background parts (enrichment, delivery, engine) and adds their workers and
@@ -174,6 +199,20 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.workers = append(a.workers, worker{name: "delivery", run: hub.Run})
+	keep := func(d time.Duration) time.Duration { // 0 in the environment keeps everything
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
+	retention, err := delivery.NewRetention(a.store, a.registry, delivery.RetentionConfig{
+		Attempts: keep(a.cfg.RetentionAttempts), Outbox: keep(a.cfg.RetentionOutbox),
+		Interval: a.cfg.RetentionInterval, Logger: a.log,
+	})
+	if err != nil {
+		return err
+	}
+	a.workers = append(a.workers, worker{name: "retention", run: retention.Run})
 	if err := a.wireDestinations(ctx, box, hub); err != nil {
 		return err
 	}

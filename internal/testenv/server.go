@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -115,6 +116,36 @@ func (s *Server) Kill() {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
 		s.cmd = nil
+	}
+}
+
+// Stop sends SIGTERM (a graceful shutdown) and waits up to grace for the process to exit; it
+// kills it after that and reports false. The exit status is not checked.
+func (s *Server) Stop(grace time.Duration) bool {
+	s.t.Helper()
+	if s.cmd == nil || s.cmd.Process == nil {
+		return true
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	clean := true
+	select {
+	case <-done:
+	case <-time.After(grace):
+		clean = false
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+	s.cmd = nil
+	return clean
+}
+
+// Start starts the process again after Stop or Kill, on the same address and database.
+func (s *Server) Start() {
+	s.t.Helper()
+	if s.cmd == nil {
+		s.start()
 	}
 }
 

@@ -40,16 +40,23 @@ type options struct {
 	trace          string
 	seed           int
 	hold           time.Duration
+	// soak mode
+	svg             string
+	retention       time.Duration
+	retentionOutbox time.Duration
 }
 
 func main() {
 	var o options
-	mode := flag.String("mode", "delivery", "delivery (the load test) or seed (leave a seeded database)")
+	mode := flag.String("mode", "delivery", "delivery (the load test), soak (a long steady run on a private cluster) or seed (leave a seeded database)")
 	dests := flag.String("dests", "1,10", "destination counts to measure, comma-separated")
 	flag.IntVar(&o.throughputDels, "throughput-deliveries", 20000, "deliveries the throughput phase causes (events = this / destinations)")
 	flag.IntVar(&o.clients, "clients", 4, "concurrent 100-lead pushes in the throughput phase")
-	flag.IntVar(&o.rate, "rate", 200, "events per second offered in the latency phase")
-	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of the latency phase")
+	flag.IntVar(&o.rate, "rate", 200, "events per second offered in the latency phase (soak: 500)")
+	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of the latency phase (soak: of the whole run, 30m)")
+	flag.StringVar(&o.svg, "svg", "", "soak: write the per-minute curves to this SVG file (e.g. docs/soak.svg)")
+	flag.DurationVar(&o.retention, "retention", 2*time.Minute, "soak: RETENTION_ATTEMPTS of the server (deliveries, attempts, payloads)")
+	flag.DurationVar(&o.retentionOutbox, "retention-outbox", time.Minute, "soak: RETENTION_OUTBOX of the server")
 	flag.IntVar(&o.batch, "batch", 1, "leads (events) per API call in the latency phase")
 	flag.StringVar(&o.doc, "doc", "", "markdown file whose loaddriver section is replaced by the results (e.g. docs/performance.md)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases")
@@ -63,6 +70,25 @@ func main() {
 			fatalf("-dests: %q is not a destination count from 1 to 10", s)
 		}
 		o.dests = append(o.dests, n)
+	}
+	if *mode == "soak" {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["rate"] {
+			o.rate = 500
+		}
+		if !set["duration"] {
+			o.duration = 30 * time.Minute
+		}
+		if o.rate < 10 || o.duration < time.Minute || o.retention < time.Minute || o.retentionOutbox < time.Minute {
+			fatalf("soak: -rate at least 10, -duration, -retention and -retention-outbox at least 1m")
+		}
+		root, err := moduleRoot()
+		check(err)
+		bin, err := buildBinary(root)
+		check(err)
+		runSoak(bin, o)
+		return
 	}
 	if o.rate < 1 || o.batch < 1 || o.clients < 1 || o.throughputDels < 100 || o.duration <= 0 {
 		fatalf("-rate, -batch and -clients must be positive, -throughput-deliveries at least 100, -duration positive")

@@ -1,0 +1,186 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"outreachd/storage"
+)
+
+// RetentionConfig is the retention policy of the hub's tables. Zero values take the defaults of
+// setDefaults; a negative period keeps that data forever.
+type RetentionConfig struct {
+	// Attempts is how long finished deliveries, their attempts and their payloads are kept
+	// (RETENTION_ATTEMPTS, default 30 days). A pending delivery is never removed.
+	Attempts time.Duration
+	// Outbox is how long outbox rows that the fan-out has read are kept (RETENTION_OUTBOX,
+	// default 7 days). Rows it has not read yet are never removed.
+	Outbox time.Duration
+	// Interval is how often a pass runs (RETENTION_INTERVAL, default 1 min).
+	Interval time.Duration
+	// Batch is the most rows one statement reads (default 1,000); Pause the rest between two
+	// statements (default 20 ms), so the removal never competes with delivery for long.
+	Batch int
+	Pause time.Duration
+	// Logger receives warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+func (c *RetentionConfig) setDefaults() {
+	if c.Attempts == 0 {
+		c.Attempts = 30 * 24 * time.Hour
+	}
+	if c.Outbox == 0 {
+		c.Outbox = 7 * 24 * time.Hour
+	}
+	if c.Interval == 0 {
+		c.Interval = time.Minute
+	}
+	if c.Batch == 0 {
+		c.Batch = 1000
+	}
+	if c.Pause == 0 {
+		c.Pause = 20 * time.Millisecond
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports a configuration NewRetention refuses.
+func (c RetentionConfig) Validate() error {
+	if c.Interval <= 0 || c.Batch < 1 || c.Pause < 0 {
+		return errors.New("retention: interval and batch must be positive")
+	}
+	return nil
+}
+
+// Retention removes what is past the retention policy from the hub's tables: finished
+// deliveries with their attempts, attempts of finished deliveries and test sends, payloads no
+// delivery refers to, and outbox rows the fan-out has read. It works in short statements of at
+// most Batch rows each (storage.Prune*), from its own goroutine, so it never holds a long
+// transaction or blocks delivery; what it removed is counted in
+// outreachd_retention_deleted_rows_total{table}. Several processes may run it: the statements
+// are idempotent.
+type Retention struct {
+	store   *storage.Store
+	cfg     RetentionConfig
+	log     *slog.Logger
+	deleted *prometheus.CounterVec
+}
+
+// Tables retention removes rows from (the metric's label values).
+const (
+	tableDeliveries = "deliveries"
+	tableAttempts   = "delivery_attempts"
+	tablePayloads   = "delivery_payloads"
+	tableOutbox     = "watermill_events"
+)
+
+// NewRetention builds the retention worker; its metric is registered on reg (nil: nowhere).
+func NewRetention(store *storage.Store, reg prometheus.Registerer, cfg RetentionConfig) (*Retention, error) {
+	if store == nil {
+		return nil, errors.New("retention: a store is required")
+	}
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	deleted := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "outreachd_retention_deleted_rows_total",
+		Help: "Rows the retention policy removed, by table.",
+	}, []string{"table"})
+	for _, t := range []string{tableDeliveries, tableAttempts, tablePayloads, tableOutbox} {
+		deleted.WithLabelValues(t) // every series exists from the start
+	}
+	if reg != nil {
+		if err := reg.Register(deleted); err != nil {
+			return nil, err
+		}
+	}
+	return &Retention{store: store, cfg: cfg, log: cfg.Logger, deleted: deleted}, nil
+}
+
+// Run makes a pass every Interval until ctx ends.
+func (r *Retention) Run(ctx context.Context) error {
+	t := time.NewTicker(r.cfg.Interval)
+	defer t.Stop()
+	for {
+		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil && !storage.IsUnavailable(err) {
+			// An unreachable database is the hub's to report (one line per outage); the next
+			// pass simply tries again.
+			r.log.Warn("retention pass failed; the next one retries", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce makes one pass over every table and returns the rows it removed by table.
+func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
+	removed := map[string]int64{}
+	now := time.Now()
+	if r.cfg.Attempts > 0 {
+		horizon, err := r.store.RetentionHorizon(ctx, now.Add(-r.cfg.Attempts))
+		if err != nil {
+			return removed, err
+		}
+		// Deliveries first (their attempts go with them), then what is left of the attempts,
+		// then the payloads that no delivery refers to any more.
+		steps := []struct {
+			table string
+			prune func(context.Context, time.Time, string, int) (storage.PruneBatch, error)
+		}{
+			{tableDeliveries, r.store.PruneDeliveries},
+			{tableAttempts, r.store.PruneAttempts},
+			{tablePayloads, r.store.PrunePayloads},
+		}
+		for _, s := range steps {
+			n, err := r.pass(ctx, s.table, func(after string) (storage.PruneBatch, error) {
+				return s.prune(ctx, horizon, after, r.cfg.Batch)
+			})
+			removed[s.table] += n
+			if err != nil {
+				return removed, err
+			}
+		}
+	}
+	if r.cfg.Outbox > 0 {
+		n, err := r.pass(ctx, tableOutbox, func(string) (storage.PruneBatch, error) {
+			return r.store.PruneOutbox(ctx, now.Add(-r.cfg.Outbox), r.cfg.Batch)
+		})
+		removed[tableOutbox] += n
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+// pass runs one table's statements until it reaches rows younger than the cutoff.
+func (r *Retention) pass(ctx context.Context, table string, step func(after string) (storage.PruneBatch, error)) (int64, error) {
+	var total int64
+	after := ""
+	for {
+		b, err := step(after)
+		if err != nil {
+			return total, err
+		}
+		total += b.Deleted
+		r.deleted.WithLabelValues(table).Add(float64(b.Deleted))
+		if b.Done {
+			return total, nil
+		}
+		after = b.Next
+		if !sleep(ctx, r.cfg.Pause) {
+			return total, ctx.Err()
+		}
+	}
+}

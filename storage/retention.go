@@ -1,0 +1,215 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
+)
+
+// Retention of the delivery hub's tables. Each function removes at most one batch in one short
+// statement (its own transaction, on the asynchronous pool: a removal lost in a database crash
+// is simply done again), walking its table in key order from a cursor: ids and outbox keys grow
+// with time, so the oldest rows come first and a pass stops as soon as it meets a row younger
+// than the cutoff. A statement reads at most limit rows, whatever it deletes, so no statement
+// holds locks or a snapshot for long and delivery goes on beside it. package delivery's
+// Retention worker drives them.
+
+// PruneBatch is what one retention statement did.
+type PruneBatch struct {
+	Deleted int64
+	// Next is the cursor for the following statement of the same pass.
+	Next string
+	// Done reports that the pass has reached rows younger than the cutoff (or the table's end).
+	Done bool
+}
+
+// RetentionHorizon is the cutoff the delivery tables may be pruned to: cutoff, or earlier when
+// the outbox consumer has not yet read an event written before it (its deliveries may not exist
+// yet, and removing the payload or the deliveries of an event the consumer has still to read
+// would let it write them again).
+func (s *Store) RetentionHorizon(ctx context.Context, cutoff time.Time) (time.Time, error) {
+	var first *time.Time
+	err := s.async.QueryRow(ctx, `SELECT e.created_at::timestamptz FROM watermill_events e, `+outboxOffsetsTable+` o
+		WHERE o.consumer_group = $1 AND (e.transaction_id, e."offset") > (o.last_processed_transaction_id, o.offset_acked)
+		ORDER BY e.transaction_id, e."offset" LIMIT 1`, FanoutConsumerGroup).Scan(&first)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return cutoff, nil
+	}
+	if err != nil {
+		return cutoff, fmt.Errorf("retention horizon: %w", err)
+	}
+	if first != nil && first.Before(cutoff) {
+		return *first, nil
+	}
+	return cutoff, nil
+}
+
+// FanoutConsumerGroup is the outbox consumer group of the delivery hub's fan-out.
+const FanoutConsumerGroup = "fanout"
+
+// outboxOffsetsTable is watermill-sql's offsets table for EventsTopic (DefaultPostgreSQLOffsetsAdapter).
+const outboxOffsetsTable = `"watermill_offsets_events"`
+
+// PruneDeliveries removes finished deliveries (succeeded or failed) created and last changed
+// before cutoff, with their attempts (the foreign key cascades), from the limit rows after the
+// cursor after. A pending delivery is never removed, however old. Each organization's latest
+// removed created_at is kept in delivery_retention, for resend and recover to say what is gone.
+func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
+	var b PruneBatch
+	var next *string
+	err := s.async.QueryRow(ctx, `
+WITH head AS (
+    SELECT id, created_at FROM deliveries WHERE id > $1 ORDER BY id LIMIT $2
+), gone AS (
+    DELETE FROM deliveries d USING head h
+    WHERE d.id = h.id AND d.status <> 'pending' AND d.created_at < $3 AND d.updated_at < $3
+    RETURNING d.org_id, d.id, d.created_at
+), marks AS (
+    INSERT INTO delivery_retention AS r (org_id, removed_before, removed_upto_id)
+    SELECT org_id, max(created_at), max(id) FROM gone GROUP BY org_id
+    ON CONFLICT (org_id) DO UPDATE SET removed_before = greatest(r.removed_before, EXCLUDED.removed_before),
+        removed_upto_id = greatest(r.removed_upto_id, EXCLUDED.removed_upto_id)
+)
+SELECT (SELECT count(*) FROM gone), (SELECT max(id) FROM head),
+       (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE created_at >= $3)`,
+		after, limit, cutoff).Scan(&b.Deleted, &next, &b.Done)
+	if err != nil {
+		return b, fmt.Errorf("prune deliveries: %w", err)
+	}
+	if next != nil {
+		b.Next = *next
+	}
+	return b, nil
+}
+
+// PruneAttempts removes attempts made before cutoff — test sends, and attempts of deliveries
+// that are not pending (a pending delivery keeps its whole history) — from the limit rows after
+// the cursor after (an attempt id, "" for the start).
+func (s *Store) PruneAttempts(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
+	var b PruneBatch
+	var from, next int64
+	if after != "" {
+		if _, err := fmt.Sscan(after, &from); err != nil {
+			return b, fmt.Errorf("prune attempts: cursor %q: %w", after, err)
+		}
+	}
+	err := s.async.QueryRow(ctx, `
+WITH head AS (
+    SELECT id, at FROM delivery_attempts WHERE id > $1 ORDER BY id LIMIT $2
+), gone AS (
+    DELETE FROM delivery_attempts a USING head h
+    WHERE a.id = h.id AND a.at < $3
+      AND (a.delivery_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id AND d.status = 'pending'))
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone), coalesce((SELECT max(id) FROM head), $1),
+       (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE at >= $3)`,
+		from, limit, cutoff).Scan(&b.Deleted, &next, &b.Done)
+	if err != nil {
+		return b, fmt.Errorf("prune attempts: %w", err)
+	}
+	b.Next = fmt.Sprint(next)
+	return b, nil
+}
+
+// PrunePayloads removes event payloads stored before cutoff that no delivery refers to any more,
+// from the limit rows after the cursor after (an event id).
+func (s *Store) PrunePayloads(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
+	var b PruneBatch
+	var next *string
+	err := s.async.QueryRow(ctx, `
+WITH head AS (
+    SELECT event_id, created_at FROM delivery_payloads WHERE event_id > $1 ORDER BY event_id LIMIT $2
+), gone AS (
+    DELETE FROM delivery_payloads p USING head h
+    WHERE p.event_id = h.event_id AND p.created_at < $3
+      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = p.event_id)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone), (SELECT max(event_id) FROM head),
+       (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE created_at >= $3)`,
+		after, limit, cutoff).Scan(&b.Deleted, &next, &b.Done)
+	if err != nil {
+		return b, fmt.Errorf("prune payloads: %w", err)
+	}
+	if next != nil {
+		b.Next = *next
+	}
+	return b, nil
+}
+
+// PruneOutbox removes outbox rows written before cutoff that every consumer group has already
+// read (watermill-sql's default schema never deletes them itself). It reads the limit oldest
+// rows: a row a group has not passed yet stops the pass, since everything after it is newer. No
+// group at all means nothing has been read, and nothing is removed.
+func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time, limit int) (PruneBatch, error) {
+	var b PruneBatch
+	err := s.async.QueryRow(ctx, `
+WITH pos AS (
+    SELECT last_processed_transaction_id AS tx, offset_acked AS off FROM `+outboxOffsetsTable+`
+), head AS (
+    SELECT transaction_id, "offset", created_at FROM watermill_events
+    ORDER BY transaction_id, "offset" LIMIT $1
+), passed AS (
+    SELECT h.* FROM head h
+    WHERE EXISTS (SELECT 1 FROM pos)
+      AND NOT EXISTS (SELECT 1 FROM pos WHERE (h.transaction_id, h."offset") > (pos.tx, pos.off))
+), gone AS (
+    DELETE FROM watermill_events e USING passed p
+    WHERE e.transaction_id = p.transaction_id AND e."offset" = p."offset" AND p.created_at::timestamptz < $2
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone),
+       (SELECT count(*) FROM head) < $1
+       OR (SELECT count(*) FROM head) > (SELECT count(*) FROM passed)
+       OR EXISTS (SELECT 1 FROM head WHERE created_at::timestamptz >= $2)`,
+		limit, cutoff).Scan(&b.Deleted, &b.Done)
+	if err != nil {
+		return b, fmt.Errorf("prune outbox: %w", err)
+	}
+	return b, nil
+}
+
+// retentionMark is what retention removed of orgID: the latest created_at and the greatest id
+// of a removed delivery; ok is false when it removed none.
+func (s *Store) retentionMark(ctx context.Context, orgID string) (before time.Time, uptoID string, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT removed_before, removed_upto_id FROM delivery_retention WHERE org_id = $1`, orgID).Scan(&before, &uptoID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return before, "", false, nil
+	}
+	return before, uptoID, err == nil, err
+}
+
+// pastRetention explains a delivery id that was not found: when it sorts among the deliveries
+// the retention policy already removed (ids sort by their event's time), the answer says so
+// (ErrPastRetention) instead of "not found".
+func (s *Store) pastRetention(ctx context.Context, orgID, deliveryID string) error {
+	if !outreach.ValidID("dlv", deliveryID) {
+		return nil
+	}
+	_, upto, found, err := s.retentionMark(ctx, orgID)
+	if err != nil || !found || deliveryID > upto {
+		return err
+	}
+	at, _ := outreach.IDTime(upto)
+	return fmt.Errorf("delivery %s is no longer kept: finished deliveries, their attempts and payloads are removed after the retention period (RETENTION_ATTEMPTS), and this organization's deliveries of events up to %s are gone: %w",
+		deliveryID, outreach.FormatTime(at), outreach.ErrPastRetention)
+}
+
+// recoverPastRetention refuses a recover range that begins where the retention policy already
+// removed deliveries: failed deliveries of that time cannot be recovered any more, and a count
+// of 0 would hide it.
+func (s *Store) recoverPastRetention(ctx context.Context, orgID string, from time.Time) error {
+	removed, _, found, err := s.retentionMark(ctx, orgID)
+	if err != nil || !found || from.After(removed) {
+		return err
+	}
+	return fmt.Errorf("from: deliveries of this organization created up to %s were removed with their payloads after the retention period (RETENTION_ATTEMPTS) and cannot be recovered; use a from after %s: %w",
+		outreach.FormatTime(removed), outreach.FormatTime(removed), outreach.ErrPastRetention)
+}
