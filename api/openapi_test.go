@@ -449,9 +449,13 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "DELETE", "/api/v1/destinations/"+dst, nil, s(200))
 	c.do(t, w, "DELETE", "/api/v1/destinations/"+dst, nil, s(404))
 
-	// Every served operation was exercised, and at least once successfully.
+	// Every served operation was exercised, and at least once successfully. The OAuth endpoints
+	// are held to the document by the oauth package's tests, which run the consent flow they need.
 	for _, op := range spec.Operations() {
 		if op.Status == "planned" {
+			continue
+		}
+		if strings.HasPrefix(op.Template, "/oauth/") || op.Template == "/.well-known/oauth-authorization-server" {
 			continue
 		}
 		got := c.hits[op.Method+" "+op.Template]

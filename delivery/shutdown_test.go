@@ -22,9 +22,9 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 		time.Sleep(25 * time.Millisecond) // a little slow: many sends are in flight at the signal
 	})}
 	dbURL, st, org := processEnv(t, rc.URL)
-	// A 1 s timeout makes the lease 8 s: a delivery whose record was lost would be sent again
-	// about 8 s after the restart, well inside the wait below.
-	env := []string{"DELIVERY_TIMEOUT=1s", "DELIVERY_RETRY_SCHEDULE=0s,200ms,400ms,600ms", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info"}
+	// A 2 s timeout makes the lease 11 s: a delivery whose record was lost would be sent again
+	// about 11 s after the restart, inside the wait below.
+	env := []string{"DELIVERY_TIMEOUT=2s", "DELIVERY_RETRY_SCHEDULE=0s,200ms,400ms,600ms", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info"}
 	srv := testenv.StartServer(t, dbURL, env...)
 	ids := emitN(t, st, org, 3000)
 	rc.waitFor(t, 60*time.Second, "a fifth of the burst", atLeast(600))
@@ -55,41 +55,42 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	srv.Start()
 	rc.waitFor(t, 60*time.Second, "every event after the restart", allArrived(ids))
 	waitNoPending(t, st, 30*time.Second)
-	time.Sleep(9 * time.Second) // past the lease: a delivery left leased without a record comes back now
+	time.Sleep(12 * time.Second) // past the lease: a delivery left leased without a record comes back now
 
 	_, byDelivery := rc.counts()
-	twice := 0
-	for id, n := range byDelivery {
-		if n > 1 {
-			if twice < 5 {
-				t.Errorf("webhook-id %s received %d times", id, n)
-			}
-			twice++
-		}
-	}
 	if len(byDelivery) != len(ids) {
 		t.Errorf("%d distinct webhook-ids for %d events", len(byDelivery), len(ids))
 	}
 	// The attempt log matches the receiver: one attempt per request, per delivery.
-	rows, err := st.Pool().Query(context.Background(), `SELECT delivery_id, count(*)::int FROM delivery_attempts
+	rows, err := st.Pool().Query(context.Background(), `SELECT delivery_id, count(*)::int,
+		count(*) FILTER (WHERE status_code BETWEEN 200 AND 299)::int FROM delivery_attempts
 		WHERE delivery_id IS NOT NULL GROUP BY delivery_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logged := map[string]int{}
+	logged, succeeded := map[string]int{}, map[string]int{}
 	for rows.Next() {
 		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
+		var n, ok int
+		if err := rows.Scan(&id, &n, &ok); err != nil {
 			t.Fatal(err)
 		}
-		logged[id] = n
+		logged[id], succeeded[id] = n, ok
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	mismatch := 0
+	// No webhook-id twice after a recorded success. (On a machine loaded enough for a send to
+	// outlast the 2 s timeout, the hub records a failed attempt and retries: the receiver then
+	// sees the id twice, correctly, and the log says so.)
+	twice, mismatch := 0, 0
 	for id, n := range byDelivery {
+		if n > 1 && succeeded[id] != 1 {
+			if twice < 5 {
+				t.Errorf("webhook-id %s received %d times; the attempt log has %d successes", id, n, succeeded[id])
+			}
+			twice++
+		}
 		if logged[id] != n {
 			if mismatch < 5 {
 				t.Errorf("delivery %s: the receiver got it %d times, the attempt log has %d attempts", id, n, logged[id])
@@ -100,7 +101,7 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	if len(logged) != len(byDelivery) {
 		t.Errorf("the attempt log names %d deliveries, the receiver got %d", len(logged), len(byDelivery))
 	}
-	t.Logf("%d events; %d requests before SIGTERM returned (stopped in %s), %d in all; %d sent twice, %d log mismatches",
+	t.Logf("%d events; %d requests before SIGTERM returned (stopped in %s), %d in all; %d sent again after a success, %d log mismatches",
 		len(ids), before, stopped.Round(time.Millisecond), len(rc.requests()), twice, mismatch)
 }
 

@@ -67,7 +67,7 @@ func SafeNext(next string) string {
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
 		return home
 	}
-	if next == "/app/login" || strings.HasPrefix(next, "/app/login?") {
+	if next == "/" || next == "/app/login" || strings.HasPrefix(next, "/app/login?") {
 		return home
 	}
 	return next

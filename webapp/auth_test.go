@@ -11,6 +11,7 @@ import (
 )
 
 func TestSafeNext(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"/app/keys", "/app/keys"},
 		{"/oauth/authorize?client_id=c&state=s%20x", "/oauth/authorize?client_id=c&state=s%20x"},
@@ -21,6 +22,7 @@ func TestSafeNext(t *testing.T) {
 		{"javascript:alert(1)", "/app/destinations"},
 		{"/app/login?next=/app/keys", "/app/destinations"},
 		{"app/keys", "/app/destinations"},
+		{"/", "/app/destinations"},
 		{"/x\r\nSet-Cookie: a=b", "/app/destinations"},
 	}
 	for _, tt := range tests {
@@ -31,6 +33,7 @@ func TestSafeNext(t *testing.T) {
 }
 
 func TestPasswordHash(t *testing.T) {
+	t.Parallel()
 	h, err := webapp.HashPassword("a long enough password")
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +56,7 @@ func TestPasswordHash(t *testing.T) {
 }
 
 func TestSignInAndSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{SessionIdle: time.Hour, SessionAbsolute: 3 * time.Hour})
 	e.org("ops@acme.test", "a long enough password")
 
@@ -128,11 +132,21 @@ func TestSignInAndSessions(t *testing.T) {
 		t.Fatalf("the session outlived its absolute limit: %d", p.Status)
 	}
 
-	// Sign-out ends the session on the server, not only in this browser.
+}
+
+// TestSignOutEndsTheSession on the server, not only in this browser.
+func TestSignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, webapp.Config{})
+	e.org("ops@acme.test", "a long enough password")
+	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
 	stolen := e.client()
 	u, _ := url.Parse(e.srv.URL)
 	stolen.http.Jar.SetCookies(u, c.http.Jar.Cookies(u))
+	if p := stolen.get("/app/keys"); p.Status != http.StatusOK {
+		t.Fatalf("a copy of the cookie before sign-out: %d", p.Status)
+	}
 	if p := c.post("/app/logout", url.Values{}); p.Status != http.StatusSeeOther {
 		t.Fatalf("sign out: %d", p.Status)
 	}
@@ -142,6 +156,7 @@ func TestSignInAndSessions(t *testing.T) {
 }
 
 func TestSecureCookieUnderHTTPS(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{PublicURL: "https://app.example.com"})
 	e.org("ops@acme.test", "a long enough password")
 	p := e.client().login("ops@acme.test", "a long enough password")
@@ -152,6 +167,7 @@ func TestSecureCookieUnderHTTPS(t *testing.T) {
 }
 
 func TestSignInThrottle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{MaxFailuresPerAccount: 3, MaxFailuresPerAddress: 5})
 	e.org("ops@acme.test", "a long enough password")
 	e.org("two@acme.test", "a long enough password")
@@ -179,6 +195,7 @@ func TestSignInThrottle(t *testing.T) {
 }
 
 func TestCrossOriginPostsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{})
 	e.org("ops@acme.test", "a long enough password")
 	c := e.client()

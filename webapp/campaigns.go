@@ -3,6 +3,7 @@ package webapp
 import (
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"sort"
 	"time"
@@ -98,18 +99,16 @@ type statusCount struct {
 }
 
 type campaignData struct {
-	C          storage.Campaign
-	Counts     []statusCount
-	Total      int
-	Actions    []statusAction
-	Prospects  []storage.Prospect
-	Chart      any
-	Days       int
-	Intake     bool
-	IntakeAt   time.Time
-	NewIntake  string
-	PublicURL  string
-	ChartTitle string
+	C         storage.Campaign
+	Counts    []statusCount
+	Total     int
+	Actions   []statusAction
+	Prospects []storage.Prospect
+	Chart     template.HTML
+	Days      int
+	Intake    bool
+	IntakeAt  time.Time
+	NewIntake string
 }
 
 const chartDays = 30

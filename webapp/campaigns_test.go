@@ -14,6 +14,7 @@ import (
 )
 
 func TestCampaignsPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, webapp.Config{PublicURL: "https://leads.example.com"})
 	ctx := context.Background()
 	orgID, _ := e.org("ops@acme.test", "a long enough password")

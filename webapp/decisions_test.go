@@ -60,6 +60,7 @@ func addItem(t *testing.T, st *storage.Store, orgID, message, draft string) stri
 }
 
 func TestNeedsHumanDesk(t *testing.T) {
+	t.Parallel()
 	d := &desk{decided: map[string]bool{}}
 	e := newEnvWith(t, webapp.Config{}, d)
 	d.st = e.store

@@ -32,7 +32,11 @@ func describeTest(kind outreach.EventKind, res api.TestSendResult) testOutcome {
 	case res.Error == "" && res.StatusCode/100 == 2:
 		return testOutcome{OK: true, Text: fmt.Sprintf("Test %s delivered: HTTP %d in %d ms.", kind, res.StatusCode, ms)}
 	case res.StatusCode != 0:
-		return testOutcome{Text: fmt.Sprintf("Test %s failed: HTTP %d in %d ms. %s", kind, res.StatusCode, ms, res.Error)}
+		text := fmt.Sprintf("Test %s failed: HTTP %d in %d ms.", kind, res.StatusCode, ms)
+		if res.Error != "" && res.Error != fmt.Sprintf("HTTP %d", res.StatusCode) {
+			text += " " + res.Error
+		}
+		return testOutcome{Text: text}
 	}
 	return testOutcome{Text: fmt.Sprintf("Test %s failed after %d ms: %s", kind, ms, res.Error)}
 }

@@ -50,6 +50,13 @@ func (a *App) funcs() template.FuncMap {
 			return *s
 		},
 		"join": strings.Join,
+		// errtext is an attempt's error unless it only repeats its HTTP status ("HTTP 500").
+		"errtext": func(code int, e *string) string {
+			if e == nil || *e == fmt.Sprintf("HTTP %d", code) {
+				return ""
+			}
+			return *e
+		},
 	}
 }
 

@@ -32,8 +32,8 @@ func (noUsers) SignedIn(*http.Request) (oauth.User, bool) { return oauth.User{},
 // TestOAuthConsentRoundTrip drives the served binary the way an MCP client and a person in a
 // browser would (a Go HTTP client with a cookie jar stands in for the browser): register, start
 // the authorization, sign in through /app/login, Allow on the consent page, receive the code at a
-// local redirect receiver, exchange it with the PKCE verifier, verify the access token, refresh,
-// and revoke the assistant from the Connected assistants page.
+// local redirect receiver, exchange it with the PKCE verifier, verify the access token (and open
+// an MCP session with it), refresh, and revoke the assistant from the Connected assistants page.
 func TestOAuthConsentRoundTrip(t *testing.T) {
 	t.Parallel()
 	rt := newRoundTrip(t)
@@ -71,6 +71,13 @@ func TestOAuthConsentRoundTrip(t *testing.T) {
 		"redirect_uri": {redirect}, "client_id": {clientID}, "code_verifier": {verifier}})
 	rt.verify(tok)
 	verifierSrv := rt.verifierSrv
+	// The assistant server accepts the token, and refuses one that is not a live token.
+	if c := mcpInitialize(t, srv.URL, tok["access_token"].(string)); c != http.StatusOK {
+		t.Fatalf("the MCP server refused the OAuth access token: %d", c)
+	}
+	if c := mcpInitialize(t, srv.URL, "oat_not-a-token"); c != http.StatusUnauthorized {
+		t.Fatalf("the MCP server accepted a made-up token: %d", c)
+	}
 	tok = postForm(t, srv.URL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
 		"refresh_token": {tok["refresh_token"].(string)}, "client_id": {clientID}})
 	access2, _ := tok["access_token"].(string)
@@ -85,6 +92,9 @@ func TestOAuthConsentRoundTrip(t *testing.T) {
 		t.Fatalf("assistants page:\n%s", page.body)
 	}
 	fetch(t, browser, http.MethodPost, srv.URL+m[1], url.Values{})
+	if c := mcpInitialize(t, srv.URL, access2); c != http.StatusUnauthorized {
+		t.Fatalf("the MCP server accepted a revoked assistant's token: %d", c)
+	}
 	if _, err := verifierSrv.VerifyAccessToken(context.Background(), access2); err == nil {
 		t.Fatal("token works after the assistant was revoked")
 	}
@@ -176,6 +186,22 @@ func (rt *roundTrip) verify(tok map[string]any) {
 	if err != nil || g.OrgID != rt.org || g.ClientID != rt.clientID || g.Scope != "read_write" || !strings.HasPrefix(g.UserID, "usr_") {
 		rt.t.Fatalf("VerifyAccessToken = %+v, %v", g, err)
 	}
+}
+
+// mcpInitialize opens an MCP session at /mcp with the bearer token and returns the HTTP status.
+func mcpInitialize(t *testing.T, base, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize",`+
+		`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"oauth-test","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 type fetched struct {
