@@ -12,9 +12,13 @@ build:
 # The demo runs the LinkedIn simulator 3600x faster than real time (an hour a second) so a campaign moves while you
 # watch (SIMULATOR_SPEED=1 make run for real time).
 SIMULATOR_SPEED ?= 3600
+# make run is a local development run: event destinations on 127.0.0.1 and private addresses are
+# accepted, so a receiver on this machine works (never in production).
+ALLOW_PRIVATE_DESTINATIONS ?= true
 
 run: build
-	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) bin/outreachd serve --demo
+	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) ALLOW_PRIVATE_DESTINATIONS=$(ALLOW_PRIVATE_DESTINATIONS) \
+	  bin/outreachd serve --demo
 
 test: build
 	$(GO) vet ./...

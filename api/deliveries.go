@@ -66,7 +66,8 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.DestinationID = vals.Get("destination_id"); q.DestinationID != "" {
-		if _, err := s.store.GetDestination(r.Context(), org, q.DestinationID); err != nil {
+		// A deleted destination's deliveries stay readable until the retention removes them.
+		if _, _, err := s.store.DestinationForLog(r.Context(), org, q.DestinationID); err != nil {
 			s.fail(w, r, fmt.Errorf("query parameter destination_id: %w", err))
 			return
 		}

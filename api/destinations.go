@@ -147,7 +147,7 @@ func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request) (*Destina
 	return m, d, true
 }
 
-func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, status int, d storage.Destination, generated string) {
+func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, status int, d storage.Destination, generated string, warnings ...string) {
 	last, err := s.store.LastAttempts(r.Context(), d.OrgID, []string{d.ID})
 	if err != nil {
 		s.fail(w, r, err)
@@ -156,7 +156,11 @@ func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, stat
 	a, ok := last[d.ID]
 	v := viewDestination(d, LastAttemptOf(a, ok))
 	v.Secret = generated
-	writeJSON(w, status, map[string]any{"data": v})
+	body := map[string]any{"data": v}
+	if len(warnings) > 0 {
+		body["warnings"] = warnings
+	}
+	writeJSON(w, status, body)
 }
 
 func (s *Server) listDestinations(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +211,21 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.respondDestination(w, r, http.StatusCreated, d, generated)
+	s.respondDestination(w, r, http.StatusCreated, d, generated, destinationWarnings(d)...)
+}
+
+// unsignedWarning is the warnings entry of an https destination created without a signing
+// secret: accepted (a receiver may not verify), but its receivers cannot tell our requests from
+// anyone else's.
+const unsignedWarning = `no signing secret: requests to this destination carry webhook-id and webhook-timestamp but no ` +
+	`webhook-signature, so the receiver cannot verify they come from outreachd; set "secret": "generate" (PATCH) to sign them`
+
+// destinationWarnings lists what a client should know about a destination it just created.
+func destinationWarnings(d storage.Destination) []string {
+	if d.Kind == storage.DestinationHTTPS && d.SecretSealed == nil {
+		return []string{unsignedWarning}
+	}
+	return nil
 }
 
 func (s *Server) getDestination(w http.ResponseWriter, r *http.Request) {
@@ -313,9 +331,20 @@ type attemptView struct {
 	NextAttemptAt   *string `json:"next_attempt_at"`
 }
 
+// destinationAttempts is the attempt log of a destination, a deleted one's too until the
+// delivery history's retention removes it: what was sent before a deletion stays readable.
 func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
-	_, d, ok := s.destinationOf(w, r)
-	if !ok {
+	if _, ok := s.destinations(w); !ok {
+		return
+	}
+	id := mux.Vars(r)["id"]
+	if !outreach.ValidID("dst", id) {
+		writeError(w, http.StatusNotFound, codeNotFound, "destination "+id+": not found")
+		return
+	}
+	d, _, err := s.store.DestinationForLog(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	page, err := parsePage(r, 200)

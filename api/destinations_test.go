@@ -278,11 +278,15 @@ func TestDestinationsRefusePrivateAddresses(t *testing.T) {
 			if r.Status != 400 || code != "invalid_request" || !strings.Contains(msg, tc.names) {
 				t.Fatalf("status %d %s; want 400 naming %q", r.Status, r.Body, tc.names)
 			}
+			// Every refusal names the setting a local development run needs.
+			if !strings.Contains(msg, "ALLOW_PRIVATE_DESTINATIONS=true") {
+				t.Fatalf("the refusal does not name ALLOW_PRIVATE_DESTINATIONS: %s", msg)
+			}
 		})
 	}
 	// Slack incoming webhooks and URL changes are guarded the same way.
 	r := org.Write.Do(t, "POST", "/api/v1/destinations", map[string]any{"kind": "slack", "url": "https://127.0.0.1/services/T/B/x"})
-	if r.Status != 400 {
+	if _, msg := errorOf(t, r); r.Status != 400 || !strings.Contains(msg, "ALLOW_PRIVATE_DESTINATIONS") {
 		t.Fatalf("slack webhook on loopback: %d %s", r.Status, r.Body)
 	}
 	d := createDest(t, org.Write, map[string]any{"url": "https://93.184.215.14/hook"})
@@ -292,7 +296,7 @@ func TestDestinationsRefusePrivateAddresses(t *testing.T) {
 	// The operator CLI applies the same guard.
 	_, errOut, code := testenv.AdminRawEnv(t, db, []string{"ALLOW_PRIVATE_DESTINATIONS=false"},
 		"destination", "create", "--org", org.ID, "--url", "https://169.254.169.254/")
-	if code == 0 || !strings.Contains(errOut, "169.254.169.254") {
+	if code == 0 || !strings.Contains(errOut, "169.254.169.254") || !strings.Contains(errOut, "ALLOW_PRIVATE_DESTINATIONS") {
 		t.Fatalf("CLI metadata address: exit %d %s", code, errOut)
 	}
 	if r := org.Read.Do(t, "GET", "/api/v1/destinations", nil); len(r.JSON["data"].([]any)) != 1 {

@@ -61,7 +61,7 @@ func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach
 	h.metrics.duration.WithLabelValues(t.Kind).Observe(res.Duration.Seconds())
 	h.metrics.attempts.WithLabelValues(string(kind), t.Kind, resultTest).Inc()
 	rec := storage.AttemptRecord{
-		DestinationID: d.ID, OrgID: d.OrgID, EventID: ev.ID, EventKind: string(kind), Attempt: 1,
+		DestinationID: d.ID, OrgID: d.OrgID, EventID: ev.ID, EventKind: string(kind), Attempt: 1, WebhookID: id,
 		Trigger: storage.TriggerTest, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
 		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Succeeded: res.OK,
 	}

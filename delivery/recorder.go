@@ -136,10 +136,12 @@ func (h *Hub) stats(ctx context.Context) error {
 	t := time.NewTicker(h.cfg.StatsInterval)
 	defer t.Stop()
 	lastPrune := time.Time{}
+	health := newHealthLog(h.log)
 	for {
 		st, err := h.store.QueueStats(ctx)
 		if err == nil {
 			h.health.ok()
+			health.observe(ctx, h.store, st)
 			h.metrics.queueDepth.WithLabelValues("pending").Set(float64(st.Pending))
 			h.metrics.queueDepth.WithLabelValues("due").Set(float64(st.Due))
 			h.metrics.oldestPending.Set(st.OldestDue.Seconds())

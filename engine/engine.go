@@ -43,6 +43,9 @@ type Config struct {
 	SimulatedContent bool
 	// ClockSpeed is recorded with the heartbeat so the CLI can extrapolate engine time [1].
 	ClockSpeed float64
+	// ActivityLogEvery is how often (wall clock) Run logs at info the campaigns launched and
+	// completed and what each campaign sent [1m].
+	ActivityLogEvery time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -79,12 +82,15 @@ func (c *Config) setDefaults() {
 	if c.ClockSpeed == 0 {
 		c.ClockSpeed = 1
 	}
+	if c.ActivityLogEvery == 0 {
+		c.ActivityLogEvery = time.Minute
+	}
 }
 
 // Validate reports a configuration the engine cannot run with.
 func (c Config) Validate() error {
 	switch {
-	case c.Tick < 0 || c.Lease < 0 || c.InviteExpiry < 0 || c.ReplyWindow < 0 || c.CallTimeout < 0:
+	case c.Tick < 0 || c.Lease < 0 || c.ActivityLogEvery < 0 || c.InviteExpiry < 0 || c.ReplyWindow < 0 || c.CallTimeout < 0:
 		return errors.New("engine: durations must not be negative")
 	case c.CampaignBatch < 0 || c.StallDays < 0 || c.BookingHorizonDays < 0:
 		return errors.New("engine: counts must not be negative")
@@ -104,6 +110,7 @@ type Engine struct {
 	drafter Drafter
 	clock   outreach.Clock
 	log     *slog.Logger
+	ops     *opLog
 	cfg     Config
 
 	mu     sync.Mutex
@@ -125,7 +132,8 @@ func New(store *storage.Store, li LinkedIn, drafter Drafter, clock outreach.Cloc
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{store: store, li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{}}
+	e := &Engine{store: store, li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
+		ops: newOpLog(log, cfg.ActivityLogEvery)}
 	if op, ok := li.(Operator); ok && li != nil {
 		e.op = op
 	}
@@ -141,9 +149,12 @@ func (e *Engine) Run(ctx context.Context) error {
 		if err := e.store.EngineHeartbeat(ctx, e.cfg.InstanceID, e.clock.Now(), e.cfg.ClockSpeed); err != nil && ctx.Err() == nil {
 			e.log.Warn("engine heartbeat", "err", err)
 		}
-		if _, err := e.Pass(ctx); err != nil && ctx.Err() == nil {
+		st, err := e.Pass(ctx)
+		if err != nil && ctx.Err() == nil {
 			e.log.Warn("engine pass", "err", err)
 		}
+		e.ops.pass(st)
+		e.ops.flush(ctx, e.store)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

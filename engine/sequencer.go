@@ -153,6 +153,7 @@ loop:
 			ended = ended || out.ended
 			if out.sent {
 				st.Sends++
+				e.ops.sent(c.ID, c.OrgID, out.invite)
 				if budget--; budget == 0 {
 					break loop
 				}
@@ -179,6 +180,7 @@ loop:
 		}
 		if completed {
 			st.Completed++
+			e.ops.completed(c.ID, c.OrgID)
 		}
 	}
 	return nil
@@ -187,6 +189,7 @@ loop:
 type stepOutcome struct {
 	acted    bool // something changed for the prospect
 	sent     bool // an invite or a sequence message went out (counts against the daily limit)
+	invite   bool // what went out was an invite
 	ended    bool // the prospect's sequence ended
 	seatDown bool // the seat cannot act now; stop this campaign for the pass
 }
@@ -321,7 +324,7 @@ func (s *stepper) invite(ctx context.Context) error {
 	}
 	s.p.NextStepAt = timePtr(s.now.Add(s.e.cfg.InviteExpiry))
 	s.p.LastActivityAt = timePtr(s.now)
-	s.out.acted, s.out.sent = true, true
+	s.out.acted, s.out.sent, s.out.invite = true, true, true
 	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
 		return err
 	}
@@ -416,7 +419,7 @@ func (s *stepper) message(ctx context.Context) error {
 		return nil
 	case errors.Is(err, ErrNotConnected):
 		// Inbound: not a connection after all. Nothing can be sent; the sequence ends.
-		s.e.log.Info("engine: not connected, sequence ends", "prospect", s.p.ID)
+		s.e.log.Debug("engine: not connected, sequence ends", "prospect", s.p.ID)
 		return s.finish(ctx)
 	default:
 		s.e.log.Warn("engine: message", "prospect", s.p.ID, "err", err)

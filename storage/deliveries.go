@@ -148,11 +148,12 @@ WITH ev AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
         WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
 ), input AS (
-    -- Only destinations that still exist: a cached list may name one deleted a moment ago, and
-    -- its foreign key would fail the whole batch.
+    -- Only destinations that still exist and are not deleted: a cached list may name one
+    -- deleted a moment ago (purged, its foreign key would fail the whole batch; marked deleted,
+    -- nothing may be sent to it any more).
     SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
         AS i(delivery_id, destination_id, dedupe_key, n, leased)
-    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id)
+    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
     -- In key order, so two statements writing the same keys (the fan-out of a batch and the
@@ -245,7 +246,7 @@ func (s *Store) DeliveryTargetByID(ctx context.Context, orgID, destinationID str
 	var t DeliveryTarget
 	var events []string
 	err := s.pool.QueryRow(ctx, `SELECT `+targetColumns+` FROM destinations dst
-		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2)`, destinationID, orgID).Scan(scanTarget(nil, &t, &events)...)
+		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2) AND dst.deleted_at IS NULL`, destinationID, orgID).Scan(scanTarget(nil, &t, &events)...)
 	if err != nil {
 		return t, notFound(err, "destination "+destinationID)
 	}
@@ -446,6 +447,7 @@ func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at ti
 // AttemptRecord is one attempt as delivery_attempts keeps it, plus the state its delivery moves to.
 type AttemptRecord struct {
 	DeliveryID      string // "" for a test send, which belongs to no delivery
+	WebhookID       string // a test send's webhook-id (its delivery_id in the attempt log)
 	DestinationID   string
 	OrgID           string
 	EventID         string
@@ -481,6 +483,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 			make([]string, n), make([]*string, n), make([]*string, n), make([]string, n)
 		attempt, code, dur = make([]int32, n), make([]int32, n), make([]int32, n)
 		at, next           = make([]time.Time, n), make([]*time.Time, n)
+		webhookID          = make([]*string, n)
 	)
 	type health struct {
 		reset bool
@@ -491,6 +494,9 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	for i, r := range recs {
 		if r.DeliveryID != "" {
 			delID[i] = &recs[i].DeliveryID
+		}
+		if r.WebhookID != "" {
+			webhookID[i] = &recs[i].WebhookID
 		}
 		destID[i], orgID[i], evID[i], evKind[i], trig[i], url[i] = r.DestinationID, r.OrgID, r.EventID, r.EventKind, r.Trigger, r.URL
 		if r.Error != "" {
@@ -529,16 +535,16 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt,
-		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at)
+		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
-			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[])
+			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[], $15::text[])
 			AS a(delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger, at, url, status_code,
-			     error, duration_ms, response_excerpt, next_attempt_at)
+			     error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
 		-- An attempt whose destination (and so its delivery) was deleted while it was in flight has
 		-- nothing left to belong to; recording it would fail the whole batch on the foreign key.
 		WHERE EXISTS (SELECT 1 FROM destinations d WHERE d.id = a.destination_id)
 		  AND (a.delivery_id IS NULL OR EXISTS (SELECT 1 FROM deliveries x WHERE x.id = a.delivery_id))`,
-		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next)
+		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next, webhookID)
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),
 			delivered_at = CASE WHEN u.status = 'succeeded' THEN u.at ELSE d.delivered_at END,
@@ -571,7 +577,9 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		UPDATE deliveries SET
 			max_attempts = CASE WHEN status = 'pending' THEN greatest(max_attempts, attempts + 1) ELSE attempts + 1 END,
 			status = 'pending', next_attempt_at = now(), next_trigger = 'manual', updated_at = now()
-		WHERE id = $1 AND org_id = $2 RETURNING id)
+		WHERE id = $1 AND org_id = $2
+		  AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
+		RETURNING id)
 		SELECT pg_notify('deliveries', '') FROM u`, deliveryID, orgID)
 	if err != nil {
 		return fmt.Errorf("resend %s: %w", deliveryID, err)
@@ -598,7 +606,9 @@ func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID stri
 		UPDATE deliveries SET status = 'pending', max_attempts = attempts + $4, next_attempt_at = now(),
 			next_trigger = 'manual', updated_at = now()
 		WHERE org_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
-			AND ($5 = '' OR destination_id = $5) RETURNING id)
+			AND ($5 = '' OR destination_id = $5)
+			AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
+			RETURNING id)
 		SELECT count(*)::int FROM u`, orgID, from, to, attempts, destinationID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("recover deliveries: %w", err)

@@ -157,9 +157,10 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	})
 }
 
-// An attempt that finishes after its destination was deleted (a send in flight, or a test send)
+// An attempt that finishes after its destination was purged (a send in flight, or a test send)
 // is dropped, and the rest of its batch is still recorded: one such record must not fail the
-// recorder's batch on the foreign keys again and again.
+// recorder's batch on the foreign keys again and again. (One that finishes after a deletion, the
+// row still there, is recorded: it is part of the history a deleted destination keeps.)
 func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
@@ -168,6 +169,9 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 	gone := got[0].Target.ID
 	if err := st.DeleteDestination(ctx, org.ID, gone); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := st.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
 	}
 	recs := firstAttempts(got, 200, storage.DeliverySucceeded)
 	recs = append(recs, storage.AttemptRecord{DestinationID: gone, OrgID: org.ID, EventID: "evt_test", EventKind: "campaign_started",
@@ -186,8 +190,9 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 	}
 }
 
-// Deleting a destination takes its deliveries, dedupe keys and attempts with it, and a payload
-// once no delivery of any destination uses it.
+// Deleting a destination keeps its deliveries and attempts (its pending deliveries fail) and
+// drops its dedupe keys; purging it takes its deliveries and attempts with it, and a payload once
+// no delivery of any destination uses it.
 func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
@@ -219,6 +224,22 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	for i, id := range dests {
 		if err := st.DeleteDestination(ctx, org.ID, id); err != nil {
 			t.Fatal(err)
+		}
+		if n := count("delivery_dedupe", "destination_id = $1", id); n != 0 {
+			t.Errorf("%d dedupe keys of the deleted destination left", n)
+		}
+		if n := count("delivery_attempts", "destination_id = $1", id); n != 1 {
+			t.Errorf("%d attempts of the deleted destination kept, want 1", n)
+		}
+		if n := count("deliveries", "destination_id = $1 AND status = 'pending'", id); n != 0 {
+			t.Errorf("%d deliveries of the deleted destination still pending", n)
+		}
+		// A fan-out that still names it (a stale cache) writes nothing for it.
+		if c, _ := fanOut(t, st, org.ID, "y", time.Hour, id); c != 0 {
+			t.Errorf("fan-out wrote %d deliveries to a destination marked deleted", c)
+		}
+		if n, err := st.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+			t.Fatalf("purge: %d %v", n, err)
 		}
 		for _, table := range []string{"deliveries", "delivery_dedupe", "delivery_attempts"} {
 			if n := count(table, "destination_id = $1", id); n != 0 {

@@ -82,7 +82,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 			return notFound(err, "org "+d.OrgID)
 		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM destinations WHERE org_id = $1`, d.OrgID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM destinations WHERE org_id = $1 AND deleted_at IS NULL`, d.OrgID).Scan(&n); err != nil {
 			return err
 		}
 		if n >= MaxDestinationsPerOrg {
@@ -109,7 +109,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 // GetDestination reads one destination of orgID; another organization's is not found.
 func (s *Store) GetDestination(ctx context.Context, orgID, id string) (Destination, error) {
 	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
-		FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id))
+		FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`, orgID, id))
 	if err != nil {
 		return Destination{}, notFound(err, "destination "+id)
 	}
@@ -120,7 +120,7 @@ func (s *Store) GetDestination(ctx context.Context, orgID, id string) (Destinati
 // it is the one query here not scoped by an organization.
 func (s *Store) DestinationByID(ctx context.Context, id string) (Destination, error) {
 	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
-		FROM destinations WHERE id = $1`, id))
+		FROM destinations WHERE id = $1 AND deleted_at IS NULL`, id))
 	if err != nil {
 		return Destination{}, notFound(err, "destination "+id)
 	}
@@ -130,13 +130,13 @@ func (s *Store) DestinationByID(ctx context.Context, id string) (Destination, er
 // ListDestinations returns every destination of orgID, oldest first (the order they were added).
 func (s *Store) ListDestinations(ctx context.Context, orgID string) ([]Destination, error) {
 	return s.queryDestinations(ctx, `SELECT `+destinationColumns+` FROM destinations
-		WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+		WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, orgID)
 }
 
 // ListActiveDestinations returns the enabled destinations of orgID: the ones events fan out to.
 func (s *Store) ListActiveDestinations(ctx context.Context, orgID string) ([]Destination, error) {
 	return s.queryDestinations(ctx, `SELECT `+destinationColumns+` FROM destinations
-		WHERE org_id = $1 AND enabled ORDER BY created_at, id`, orgID)
+		WHERE org_id = $1 AND enabled AND deleted_at IS NULL ORDER BY created_at, id`, orgID)
 }
 
 func (s *Store) queryDestinations(ctx context.Context, sql string, args ...any) ([]Destination, error) {
@@ -158,7 +158,7 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 	var out Destination
 	err := s.InTx(ctx, func(tx *Tx) error {
 		d, err := scanDestination(tx.QueryRow(ctx, `SELECT `+destinationColumns+`
-			FROM destinations WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
+			FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, orgID, id))
 		if err != nil {
 			return notFound(err, "destination "+id)
 		}
@@ -185,32 +185,73 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 	return out, nil
 }
 
-// DeleteDestination removes a destination with its deliveries, dedupe keys, attempt history and
-// the payloads only its deliveries used, in one transaction.
+// DeleteDestination deletes a destination for its users: it disappears from every list and
+// lookup, nothing more is sent to it (its pending deliveries fail with "destination deleted")
+// and its signing secret and Slack credentials are erased, but the row stays, marked deleted,
+// so its attempt log and deliveries remain readable by id (DestinationForLog) until
+// PurgeDeletedDestinations removes it with them after the delivery history's retention.
 func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting
-		// them first finds the payloads they alone used (delivery_payloads has no key to cascade
-		// from). Another organization's id deletes nothing: the destination's own DELETE below
-		// then finds no row and the transaction rolls back.
-		b := &pgx.Batch{}
-		b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
-		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
-		b.Queue(`WITH gone AS (DELETE FROM deliveries WHERE destination_id = $1 RETURNING event_id)
-			DELETE FROM delivery_payloads p WHERE p.event_id IN (SELECT event_id FROM gone)
-			  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = p.event_id AND d.destination_id <> $1)`, id)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id)
+		tag, err := tx.Exec(ctx, `UPDATE destinations SET deleted_at = now(), updated_at = now(), enabled = false,
+				secret_sealed = NULL, slack_token_sealed = NULL, url = CASE WHEN kind = 'slack' THEN '' ELSE url END
+			WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`, orgID, id)
 		if err != nil {
 			return fmt.Errorf("delete destination: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
 		}
+		b := &pgx.Batch{}
+		b.Queue(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now(),
+			last_error = 'destination deleted' WHERE destination_id = $1 AND status = 'pending'`, id)
+		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
+		}
 		return notifyDestinations(ctx, tx, orgID)
 	})
+}
+
+// DestinationForLog reads a destination of orgID for its attempt and delivery logs: a deleted
+// one too (deletedAt set), until it is purged.
+func (s *Store) DestinationForLog(ctx context.Context, orgID, id string) (d Destination, deletedAt *time.Time, err error) {
+	d, err = scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
+		FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id))
+	if err != nil {
+		return Destination{}, nil, notFound(err, "destination "+id)
+	}
+	err = s.pool.QueryRow(ctx, `SELECT deleted_at FROM destinations WHERE id = $1`, id).Scan(&deletedAt)
+	return d, deletedAt, err
+}
+
+// PurgeDeletedDestinations removes the destinations deleted before before, with their
+// deliveries, dedupe keys, attempts and the payloads only their deliveries used, and returns
+// how many destinations went.
+func (s *Store) PurgeDeletedDestinations(ctx context.Context, before time.Time) (int, error) {
+	var ids []string
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (SELECT id FROM destinations
+		WHERE deleted_at < $1 ORDER BY deleted_at LIMIT 100) x`, before).Scan(&ids); err != nil {
+		return 0, fmt.Errorf("purge deleted destinations: %w", err)
+	}
+	for _, id := range ids {
+		err := s.InTx(ctx, func(tx *Tx) error {
+			// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting
+			// them first finds the payloads they alone used (delivery_payloads has no key to
+			// cascade from).
+			b := &pgx.Batch{}
+			b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
+			b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
+			b.Queue(`WITH gone AS (DELETE FROM deliveries WHERE destination_id = $1 RETURNING event_id)
+				DELETE FROM delivery_payloads p WHERE p.event_id IN (SELECT event_id FROM gone)
+				  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = p.event_id AND d.destination_id <> $1)`, id)
+			b.Queue(`DELETE FROM destinations WHERE id = $1 AND deleted_at IS NOT NULL`, id)
+			return tx.SendBatch(ctx, b).Close()
+		})
+		if err != nil {
+			return 0, fmt.Errorf("purge deleted destination %s: %w", id, err)
+		}
+	}
+	return len(ids), nil
 }
 
 // ServiceKey returns the service's own key called name, generating n random bytes and storing
@@ -238,7 +279,7 @@ func (s *Store) ServiceKey(ctx context.Context, name string, n int) (key []byte,
 // AttemptLogEntry is one row of delivery_attempts as the Event Destinations view shows it.
 type AttemptLogEntry struct {
 	ID              int64
-	DeliveryID      *string // nil for a test send
+	DeliveryID      *string // for a test send, the webhook-id it was sent with (nil for older ones)
 	DestinationID   string
 	EventID         string
 	EventKind       string
@@ -253,7 +294,8 @@ type AttemptLogEntry struct {
 	NextAttemptAt   *time.Time
 }
 
-const attemptColumns = `id, delivery_id, destination_id, event_id, event_kind, attempt, trigger, at, url,
+// A Test send has no delivery row; its webhook-id stands in as its delivery_id.
+const attemptColumns = `id, coalesce(delivery_id, webhook_id), destination_id, event_id, event_kind, attempt, trigger, at, url,
 	status_code, error, duration_ms, response_excerpt, next_attempt_at`
 
 func scanAttempt(row pgx.Row) (AttemptLogEntry, error) {

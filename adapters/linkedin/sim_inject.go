@@ -16,15 +16,20 @@ func (s *Simulator) InjectAccept(profileKey string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.sync()
-	accepted := false
+	var pending []*relation
 	for _, rel := range s.sortedRels(s.keyOf(profileKey)) {
 		if rel.invite == invitePending {
-			s.acceptNow(rel, now)
-			accepted = true
+			pending = append(pending, rel)
 		}
 	}
-	if !accepted {
+	if len(pending) == 0 {
 		return fmt.Errorf("%s: %w", profileKey, ErrNoPendingInvite)
+	}
+	if err := s.rememberInjection(now, opAccept, simCall{Target: profileKey}); err != nil {
+		return err
+	}
+	for _, rel := range pending {
+		s.acceptNow(rel, now)
 	}
 	return nil
 }
@@ -56,10 +61,14 @@ func (s *Simulator) InjectReply(profileKey, text string) (string, error) {
 	switch {
 	case rel == nil:
 		return "", fmt.Errorf("%s: %w", profileKey, ErrUnknownProfile)
-	case rel.invite == invitePending:
-		s.acceptNow(rel, now)
-	case rel.invite != inviteAccepted:
+	case rel.invite != invitePending && rel.invite != inviteAccepted:
 		return "", fmt.Errorf("%s: %w", profileKey, ErrNotConnected)
+	}
+	if err := s.rememberInjection(now, opReply, simCall{Target: profileKey, Text: text}); err != nil {
+		return "", err
+	}
+	if rel.invite == invitePending {
+		s.acceptNow(rel, now)
 	}
 	s.apply(&simEvent{at: now, kind: evReply, account: rel.accountID, profile: rel.ref.ProfileKey, text: text})
 	return s.chatFor(rel).id, nil
@@ -72,6 +81,9 @@ func (s *Simulator) InjectDisconnect(accountID string) error {
 	now := s.sync()
 	acc, err := s.account(accountID, false)
 	if err != nil {
+		return err
+	}
+	if err := s.rememberInjection(now, opDisconnect, simCall{Account: accountID}); err != nil {
 		return err
 	}
 	if acc.disconnectEv != nil {
@@ -91,6 +103,9 @@ func (s *Simulator) InjectReconnect(accountID string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.rememberInjection(now, opReconnect, simCall{Account: accountID}); err != nil {
+		return err
+	}
 	s.reconnect(acc, now)
 	return nil
 }
@@ -102,6 +117,9 @@ func (s *Simulator) InjectRateLimit(accountID string, cooldown time.Duration) er
 	now := s.sync()
 	acc, err := s.account(accountID, false)
 	if err != nil {
+		return err
+	}
+	if err := s.rememberInjection(now, opRateLimit, simCall{Account: accountID, Cooldown: cooldown}); err != nil {
 		return err
 	}
 	if cooldown <= 0 {
@@ -123,6 +141,9 @@ func (s *Simulator) InjectSalesNav(accountID string, lapsed bool) error {
 	}
 	if acc.SalesNav == !lapsed {
 		return nil
+	}
+	if err := s.rememberInjection(now, opSalesNav, simCall{Account: accountID, Lapsed: lapsed}); err != nil {
+		return err
 	}
 	acc.SalesNav = !lapsed
 	kind := ReportSalesNavRestored

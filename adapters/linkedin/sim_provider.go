@@ -39,6 +39,9 @@ func (s *Simulator) ConnectAccount(ctx context.Context, orgID, name string) (Acc
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.sync()
+	if err := s.remember(ctx, now, opConnect, simCall{Org: orgID, Name: name}); err != nil {
+		return Account{}, err
+	}
 	id := hexID("acc", s.hash("account", orgID, name))
 	if acc, ok := s.accounts[id]; ok {
 		s.reconnect(acc, now)
@@ -79,6 +82,9 @@ func (s *Simulator) SendInvite(ctx context.Context, accountID string, profile Pr
 	if rel != nil && (rel.invite == invitePending || rel.invite == inviteAccepted) {
 		return "", fmt.Errorf("%s: %w", ref.ProfileKey, ErrAlreadyInvited)
 	}
+	if err := s.remember(ctx, now, opInvite, simCall{Account: accountID, Profile: &profile, Text: note}); err != nil {
+		return "", err
+	}
 	if day := now.UTC().Format(time.DateOnly); acc.day != day {
 		acc.day, acc.invitesToday = day, 0
 	}
@@ -111,13 +117,16 @@ func (s *Simulator) WithdrawInvite(ctx context.Context, accountID string, profil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sync()
+	now := s.sync()
 	if _, err := s.account(accountID, true); err != nil {
 		return err
 	}
 	rel := s.rels[relKey{accountID, s.keyOf(firstNonEmpty(profile.ProfileKey, profile.ProviderID))}]
 	if rel == nil || rel.invite != invitePending {
 		return ErrNoPendingInvite
+	}
+	if err := s.remember(ctx, now, opWithdraw, simCall{Account: accountID, Profile: &profile}); err != nil {
+		return err
 	}
 	rel.invite = inviteWithdrawn
 	if rel.acceptEv != nil {
@@ -157,6 +166,9 @@ func (s *Simulator) SendMessage(ctx context.Context, accountID, chatOrProfile, t
 	}
 	if rel.invite != inviteAccepted {
 		return "", "", fmt.Errorf("%s: %w", rel.ref.ProfileKey, ErrNotConnected)
+	}
+	if err := s.remember(ctx, now, opMessage, simCall{Account: accountID, Target: chatOrProfile, Text: text}); err != nil {
+		return "", "", err
 	}
 	chat := s.chatFor(rel)
 	msg := chat.add(text, now, true, acc.ID)

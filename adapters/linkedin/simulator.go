@@ -66,8 +66,8 @@ func (c SimConfig) Validate() error {
 // Simulator is an in-memory LinkedIn. Outcomes come from seeded hashes of the account and
 // profile keys, so the same seed and the same calls give the same reports; time comes only
 // from the clock, and events fall due when the clock passes them (checked on every call, so a
-// sped-up VirtualClock needs no goroutine). All state lives in memory and is lost on restart:
-// the service persists what it learned from reports, as it would with a real provider.
+// sped-up VirtualClock needs no goroutine). NewSimulator keeps its world in memory only (tests);
+// OpenSimulator keeps it in a WorldStore, so a restarted process continues the same world.
 type Simulator struct {
 	cfg   SimConfig
 	clock outreach.Clock
@@ -81,6 +81,13 @@ type Simulator struct {
 	queue    eventQueue
 	evSeq    int64
 	reports  []Report
+
+	// The journal (sim_world.go); store is nil for an in-memory world.
+	store     WorldStore
+	world     string
+	replaying bool
+	calls     int
+	lastCall  time.Time
 }
 
 // NewSimulator returns a simulator reading time from clock.

@@ -294,3 +294,40 @@ func TestPersonaScriptsClassify(t *testing.T) {
 		}
 	}
 }
+
+// Foresee must tell what the network then does: the demo casts its people with it.
+func TestSimulatorForesee(t *testing.T) {
+	ctx := context.Background()
+	s, clock, acc := newSim(t, SimConfig{Seed: 3})
+	checked := 0
+	for i := 0; i < 400 && checked < 5; i++ {
+		key := fmt.Sprintf("in:foresee-%d", i)
+		f := s.Foresee(acc.ID, key)
+		if !f.Accepts || f.Replies == 0 {
+			continue
+		}
+		checked++
+		start := clock.Now()
+		if _, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: key, Name: "P"}, ""); err != nil {
+			t.Fatal(err)
+		}
+		before := len(poll(t, s, 0))
+		clock.Set(start.Add(f.AcceptAfter))
+		rs := poll(t, s, int64(before))
+		if len(rs) != 1 || rs[0].Kind != ReportInviteAccepted || !rs[0].At.Equal(start.Add(f.AcceptAfter)) {
+			t.Fatalf("%s: forecast accept after %s, got %+v", key, f.AcceptAfter, rs)
+		}
+		sent := clock.Now()
+		if _, _, err := s.SendMessage(ctx, acc.ID, key, "Hello"); err != nil {
+			t.Fatal(err)
+		}
+		clock.Set(sent.Add(f.FirstReplyAfter))
+		rs = poll(t, s, int64(before+1))
+		if len(rs) != 1 || rs[0].Kind != ReportMessageReceived || !rs[0].At.Equal(sent.Add(f.FirstReplyAfter)) {
+			t.Fatalf("%s (%s): forecast reply after %s, got %+v", key, f.Persona, f.FirstReplyAfter, rs)
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d accepting, answering people among 400", checked)
+	}
+}

@@ -38,10 +38,14 @@ type BlockedError struct {
 
 func (e *BlockedError) Error() string {
 	if e.Host == "" || e.Host == e.Addr.String() {
-		return fmt.Sprintf("blocked address %s (%s)", e.Addr, e.Reason)
+		return fmt.Sprintf("blocked address %s (%s); %s", e.Addr, e.Reason, AllowPrivateHint)
 	}
-	return fmt.Sprintf("blocked address %s (%s) for host %s", e.Addr, e.Reason, e.Host)
+	return fmt.Sprintf("blocked address %s (%s) for host %s; %s", e.Addr, e.Reason, e.Host, AllowPrivateHint)
 }
+
+// AllowPrivateHint ends every refusal of a private destination, so whoever meets one on a
+// development machine learns the setting that lifts it.
+const AllowPrivateHint = "private and loopback destinations are accepted only with ALLOW_PRIVATE_DESTINATIONS=true (local development and tests, never production)"
 
 func (e *BlockedError) Unwrap() error { return ErrBlockedAddress }
 
@@ -75,7 +79,7 @@ func (g Guard) CheckURL(ctx context.Context, rawURL string) error {
 	case "https":
 	case "http":
 		if !g.AllowPrivate {
-			return fmt.Errorf("%w: scheme must be https", ErrInvalidURL)
+			return fmt.Errorf("%w: scheme must be https (http:// is accepted only with ALLOW_PRIVATE_DESTINATIONS=true, for local development)", ErrInvalidURL)
 		}
 	default:
 		if g.AllowPrivate {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type Config struct {
 	RetentionAttempts time.Duration
 	RetentionOutbox   time.Duration
 	RetentionInterval time.Duration
+	// LogFormat is "text" (key=value lines, for a terminal) or "json" (one object a line, for a
+	// log collector).
+	LogFormat string
 	// PprofAddr, when set, serves net/http/pprof on its own listener (never on HTTP_ADDR), for
 	// profiling a running instance.
 	PprofAddr string
@@ -61,6 +65,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		SecretsKey:               os.Getenv("SECRETS_KEY"),
 		SlackAPIURL:              os.Getenv("SLACK_API_URL"),
 		LogLevel:                 envOr("LOG_LEVEL", "info"),
+		LogFormat:                envOr("LOG_FORMAT", "text"),
 		PprofAddr:                os.Getenv("PPROF_ADDR"),
 		DrafterURL:               os.Getenv("DRAFTER_URL"),
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
@@ -97,6 +102,13 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		if c.AllowPrivateDestinations, err = strconv.ParseBool(v); err != nil {
 			return c, fmt.Errorf("ALLOW_PRIVATE_DESTINATIONS must be true or false, got %q", v)
 		}
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return c, fmt.Errorf("LOG_FORMAT must be text or json, got %q", c.LogFormat)
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return c, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
 	seed, err := envInt("SIMULATOR_SEED", 42)
 	if err != nil {

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"outreachd/adapters/drafter"
 	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The outreach engine's wiring: the LinkedIn simulator (the configured provider) on a
@@ -20,32 +17,57 @@ import (
 // simulated network delays are measured on one clock, plus the adapters that turn the
 // adapters' types into the engine's.
 
-// engineClock starts the engine clock where the last serving instance's clock stood (so a
-// restart does not move a sped-up clock back), or at the wall clock. SIMULATOR_SPEED 0 means
-// real time here: a serving engine on a frozen clock would never do anything.
-func (a *app) engineClock(ctx context.Context) *outreach.VirtualClock {
+// engineClock starts the engine clock where the last serving instance's clock stood, or where
+// the simulated world's clock was saved when its last process stopped (so a restart does not
+// move a sped-up clock back behind the world's pending events and the prospects' next steps),
+// or at the wall clock, whichever is latest. SIMULATOR_SPEED 0 means real time here: a serving
+// engine on a frozen clock would never do anything.
+func (a *app) engineClock(ctx context.Context) (*outreach.VirtualClock, error) {
 	start := time.Now()
 	if t, ok, err := a.store.EngineClock(ctx); err == nil && ok && t.After(start) {
+		start = t
+	}
+	world, err := a.store.OpenSimWorld(ctx, linkedin.WorldBase(a.cfg.SimulatorSeed))
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := a.store.SimClock(ctx, world)
+	if err != nil {
+		return nil, fmt.Errorf("read the simulated clock: %w", err)
+	}
+	if ok && t.After(start) {
 		start = t
 	}
 	speed := a.cfg.SimulatorSpeed
 	if speed == 0 {
 		speed = 1
 	}
-	return outreach.NewVirtualClock(start, speed)
+	return outreach.NewVirtualClock(start, speed), nil
 }
 
-// newSimulator builds the configured LinkedIn provider: the simulator under SIMULATOR_SEED.
+// newSimulator builds an in-memory simulator under SIMULATOR_SEED, for what derives from the
+// seed alone (a seat's provider id in `admin account connect`).
 func newSimulator(cfg Config, clock outreach.Clock) (*linkedin.Simulator, error) {
 	return linkedin.NewSimulator(clock, linkedin.SimConfig{Seed: cfg.SimulatorSeed})
 }
 
-// wireEngine adds the outreach engine worker and lets GET /inbox read the same simulator.
+// wireEngine opens the simulated LinkedIn world kept in PostgreSQL (the configured provider),
+// adds the outreach engine worker and lets GET /inbox read the same simulator.
 func (a *app) wireEngine(ctx context.Context) error {
-	clock := a.engineClock(ctx)
-	sim, err := newSimulator(a.cfg, clock)
+	clock, err := a.engineClock(ctx)
 	if err != nil {
 		return err
+	}
+	sim, err := linkedin.OpenSimulator(ctx, clock, a.store, linkedin.SimConfig{Seed: a.cfg.SimulatorSeed})
+	if err != nil {
+		return err
+	}
+	a.sim, a.clock = sim, clock
+	if n, at := sim.Replayed(); n > 0 {
+		a.log.Info("simulated LinkedIn resumed", "world", sim.World(), "calls_replayed", n,
+			"last_call_at", at.UTC().Format(time.RFC3339), "clock", clock.Now().UTC().Format(time.RFC3339))
+	} else {
+		a.log.Info("simulated LinkedIn: new world", "world", sim.World())
 	}
 	d, err := newDrafter(a.cfg)
 	if err != nil {
@@ -53,8 +75,9 @@ func (a *app) wireEngine(ctx context.Context) error {
 	}
 	eng, err := engine.New(a.store, engineLinkedIn{sim: sim}, d, clock, a.log, engine.Config{
 		PublicURL: a.cfg.PublicURL,
-		// The simulator's report sequence starts over in every process.
-		ProviderName:     "simulator/" + outreach.NewID("run"),
+		// The world's report sequence continues across restarts (it is rebuilt from the journal),
+		// so the poll cursor is the world's.
+		ProviderName:     sim.World(),
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
 	})
@@ -66,8 +89,26 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = linkedinInbox{p: sim}
 	}
-	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
+	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
+		worker{name: "simulator clock", run: a.saveSimClock})
 	return nil
+}
+
+// saveSimClock records the simulated clock every few seconds and once more at shutdown, so the
+// next start resumes the world's time where this one stopped.
+func (a *app) saveSimClock(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return a.store.SaveSimClock(context.WithoutCancel(ctx), a.sim.World(), a.clock.Now())
+		case <-t.C:
+			if err := a.store.SaveSimClock(ctx, a.sim.World(), a.clock.Now()); err != nil && ctx.Err() == nil {
+				a.log.Warn("save the simulated clock", "err", err)
+			}
+		}
+	}
 }
 
 // engineLinkedIn adapts the simulator to engine.LinkedIn and engine.Operator.
@@ -198,68 +239,4 @@ func (d engineDrafter) Draft(ctx context.Context, in engine.DraftInput) (string,
 	}
 	return d.d.Draft(ctx, drafter.Input{ProspectName: in.ProspectName, Company: in.Company, CampaignName: in.CampaignName,
 		Incoming: in.Incoming, Classification: in.Classification, History: hist})
-}
-
-const demoCampaignName = "Demo campaign"
-
-// setUpEngineDemo gives the demo organization something to watch: a simulated LinkedIn seat and
-// an active campaign with a dozen pushed leads, which enrichment accepts and the engine works on
-// the sped-up clock (invites at once, acceptances within hours, replies, needs-human items).
-// It runs once per organization; later starts reuse the campaign.
-func (a *app) setUpEngineDemo(ctx context.Context, orgID string, out io.Writer) error {
-	camps, err := a.store.ListCampaigns(ctx, orgID)
-	if err != nil {
-		return err
-	}
-	for _, c := range camps {
-		if c.Name == demoCampaignName {
-			fmt.Fprintf(out, "demo campaign: %s (already set up)\n\n", c.ID)
-			return nil
-		}
-	}
-	sim, err := newSimulator(a.cfg, outreach.SystemClock{})
-	if err != nil {
-		return err
-	}
-	pa, err := engineLinkedIn{sim: sim}.ConnectAccount(ctx, orgID, "Demo Seller")
-	if err != nil {
-		return err
-	}
-	if _, err := a.store.ConnectLinkedInAccount(ctx, orgID, "Demo Seller", pa.ID); err != nil {
-		return err
-	}
-	c, err := a.store.CreateCampaign(ctx, orgID, storage.NewCampaign{
-		Name: demoCampaignName, OutreachType: outreach.OutreachOutbound, DailyLimit: 20,
-		Schedule: outreach.Schedule{Timezone: "UTC", WorkingDays: outreach.DefaultSchedule().WorkingDays, StartTime: "00:00", EndTime: "23:59"},
-		Sequence: []outreach.SequenceStep{
-			{Type: outreach.StepConnect, Text: "Hi {first_name}, I work with growth teams like yours. Happy to connect!", Attachments: []outreach.Attachment{}},
-			{Type: outreach.StepMessage, DelayDays: 1, Text: "Thanks for connecting, {first_name}! Would a 20-minute chat about reporting at {company} be useful?", Attachments: []outreach.Attachment{}},
-			{Type: outreach.StepMessage, DelayDays: 3, Text: "Following up, {first_name}: happy to send a short overview instead.", Attachments: []outreach.Attachment{}},
-		},
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := a.store.SetCampaignStatus(ctx, c.ID, outreach.CampaignActive); err != nil {
-		return err
-	}
-	people := []struct{ first, last, company string }{
-		{"Ada", "Quinn", "Northwind"}, {"Ben", "Okafor", "Contoso"}, {"Chloe", "Martin", "Fabrikam"},
-		{"Dev", "Patel", "Tailspin"}, {"Eva", "Novak", "Litware"}, {"Felix", "Berg", "Adatum"},
-		{"Grace", "Liu", "Proseware"}, {"Hugo", "Silva", "Wingtip"}, {"Iris", "Kim", "Lucerne"},
-		{"Jonas", "Weber", "Coho"}, {"Kara", "Singh", "Woodgrove"}, {"Leo", "Rossi", "Humongous"},
-	}
-	req := storage.PushRequest{OrgID: orgID, CampaignID: c.ID, BatchID: "demo", DefaultSource: storage.SourceAPI}
-	for i, p := range people {
-		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: outreach.LeadInput{
-			LinkedInURL: fmt.Sprintf("https://www.linkedin.com/in/demo-%s-%s", strings.ToLower(p.first), strings.ToLower(p.last)),
-			FirstName:   p.first, LastName: p.last, Company: p.company, Title: "Head of Growth"}})
-	}
-	if _, err := a.store.PushLeads(ctx, req); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "demo campaign: %s with %d leads on a simulated LinkedIn seat, clock at %gx real time\n"+
-		"  watch: GET /api/v1/prospects?campaign_id=%s, /api/v1/analytics/daily, /api/v1/needs-human, /api/v1/inbox\n\n",
-		c.ID, len(people), a.cfg.SimulatorSpeed, c.ID)
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,9 +19,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"outreachd/adapters/enrichment"
+	"outreachd/adapters/linkedin"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -38,6 +41,9 @@ type app struct {
 	registry *prometheus.Registry
 	apiDeps  api.Deps
 	workers  []worker
+	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
+	sim   *linkedin.Simulator
+	clock *outreach.VirtualClock
 	// deliveryHub is the hub as the API and the application use it (nil when not wired).
 	deliveryHub api.DeliveryHub
 }
@@ -50,7 +56,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.LogLevel)
+	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -107,6 +113,9 @@ func runServe(ctx context.Context, args []string) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL)
+	if cfg.AllowPrivateDestinations {
+		log.Warn("ALLOW_PRIVATE_DESTINATIONS=true: event destinations on loopback and private addresses are accepted (local development and tests only)")
+	}
 
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -222,7 +231,12 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// janitor prunes finished rate-limit windows and old assistant proposals, and folds the prospect counter deltas (every
+// deletedDestinationKeep is how long a deleted destination's attempt log and deliveries stay
+// readable (the delivery history's retention, 30 days) before the janitor purges them with it.
+const deletedDestinationKeep = 30 * 24 * time.Hour
+
+// janitor prunes finished rate-limit windows and old assistant proposals, purges destinations
+// deleted longer ago than deletedDestinationKeep, and folds the prospect counter deltas (every
 // 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
@@ -240,6 +254,11 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
+			}
+			if n, err := a.store.PurgeDeletedDestinations(ctx, time.Now().Add(-deletedDestinationKeep)); err != nil && ctx.Err() == nil {
+				a.log.Warn("purge deleted destinations", "err", err)
+			} else if n > 0 {
+				a.log.Info("purged deleted destinations with their history", "n", n)
 			}
 			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune assistant proposals", "err", err)
@@ -263,10 +282,15 @@ func servePprof(addr string, log *slog.Logger) {
 	}
 }
 
-func newLogger(level string) *slog.Logger {
+// newLogger writes to w at level (validated by loadConfig) in format "text" or "json".
+func newLogger(level, format string, w io.Writer) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

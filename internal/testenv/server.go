@@ -63,6 +63,7 @@ type Server struct {
 	URL   string // http://127.0.0.1:port
 	DBURL string
 	Env   []string
+	Args  []string // after "serve", e.g. --demo
 	cmd   *exec.Cmd
 	logs  *bytes.Buffer
 	mu    sync.Mutex
@@ -73,8 +74,14 @@ type Server struct {
 // until /readyz answers. The process is killed when the test ends; its log is printed on failure.
 func StartServer(t testing.TB, dbURL string, env ...string) *Server {
 	t.Helper()
+	return StartServerArgs(t, dbURL, nil, env...)
+}
+
+// StartServerArgs is StartServer with arguments after `serve` (such as --demo).
+func StartServerArgs(t testing.TB, dbURL string, args []string, env ...string) *Server {
+	t.Helper()
 	addr := FreeAddr(t)
-	s := &Server{URL: "http://" + addr, DBURL: dbURL, t: t, logs: &bytes.Buffer{}}
+	s := &Server{URL: "http://" + addr, DBURL: dbURL, Args: args, t: t, logs: &bytes.Buffer{}}
 	s.Env = append([]string{"DATABASE_URL=" + dbURL, "HTTP_ADDR=" + addr, "ALLOW_PRIVATE_DESTINATIONS=true", "LOG_LEVEL=warn"}, env...)
 	s.start()
 	t.Cleanup(func() {
@@ -88,7 +95,7 @@ func StartServer(t testing.TB, dbURL string, env ...string) *Server {
 
 func (s *Server) start() {
 	s.t.Helper()
-	cmd := exec.Command(Binary(s.t), "serve")
+	cmd := exec.Command(Binary(s.t), append([]string{"serve"}, s.Args...)...)
 	cmd.Env = append(os.Environ(), s.Env...)
 	w := &lockedWriter{mu: &s.mu, buf: s.logs}
 	cmd.Stdout, cmd.Stderr = w, w
