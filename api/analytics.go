@@ -26,6 +26,7 @@ func (s *Server) getAnalytics(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
 		"campaigns": t.Campaigns, "total_prospects": t.TotalProspects, "prospects_by_status": t.ProspectsByStatus,
+		"outcomes": t.Outcomes,
 	}})
 }
 

@@ -74,7 +74,20 @@ func campaignView(c storage.Campaign) campaignJSON {
 }
 
 func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) {
-	cs, err := s.store.ListCampaigns(r.Context(), PrincipalFrom(r.Context()).OrgID)
+	q := r.URL.Query()
+	paged := q.Has("limit") || q.Has("offset")
+	var page Page
+	var cs []storage.Campaign
+	var err error
+	if paged {
+		if page, err = parsePage(r, 200); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		cs, page.Total, err = s.store.ListCampaignsPage(r.Context(), PrincipalFrom(r.Context()).OrgID, page.Limit, page.Offset)
+	} else {
+		cs, err = s.store.ListCampaigns(r.Context(), PrincipalFrom(r.Context()).OrgID)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -82,6 +95,10 @@ func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) {
 	out := make([]campaignSummaryJSON, len(cs))
 	for i, c := range cs {
 		out[i] = campaignSummary(c)
+	}
+	if paged {
+		writeJSON(w, http.StatusOK, map[string]any{"data": out, "pagination": page})
+		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }

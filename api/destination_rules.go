@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -58,6 +60,9 @@ type DestinationsConfig struct {
 	Sealer    SecretSealer
 	Guard     URLChecker
 	NewSecret func() string // delivery.GenerateSecret
+	// SecretRotationOverlap is how long a replaced secret keeps signing beside the new one
+	// (0: it is dropped at once).
+	SecretRotationOverlap time.Duration
 }
 
 // Destinations manages event destinations for the HTTP API and the operator CLI.
@@ -227,7 +232,7 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 			d.SlackChannel = strings.TrimSpace(*p.SlackChannel)
 		}
 		if p.Secret != nil {
-			d.SecretSealed = secret
+			m.rotateSecret(d, secret, time.Now())
 		}
 		if p.Enabled != nil {
 			d.Enabled = *p.Enabled
@@ -353,13 +358,31 @@ func DisplayURL(d storage.Destination) string {
 	return d.URL[:i+1] + d.URL[i+1:i+5] + "…"
 }
 
-// LastAttemptView is `last_attempt` (API and CLI): {at, event, attempt, status_code, error}.
+// rotateSecret replaces d's secret with sealed (nil removes it). The secret being replaced keeps
+// signing beside the new one for the configured overlap, so receivers can switch over without
+// failing deliveries; a secret replaced again within its overlap drops the one before it, and
+// removing the secret ends any rotation (nothing is signed any more).
+func (m *Destinations) rotateSecret(d *storage.Destination, sealed *string, now time.Time) {
+	old := d.SecretSealed
+	d.SecretSealed = sealed
+	d.PreviousSecretSealed, d.RotationEndsAt = nil, nil
+	if old != nil && sealed != nil && m.cfg.SecretRotationOverlap > 0 {
+		ends := now.Add(m.cfg.SecretRotationOverlap)
+		d.PreviousSecretSealed, d.RotationEndsAt = old, &ends
+	}
+}
+
+// LastAttemptView is `last_attempt` (API and CLI): {at, event, attempt, status_code, error},
+// plus response_excerpt, so the Event Destinations view explains a failure without a second call.
 type LastAttemptView struct {
 	At         string  `json:"at"`
 	Event      string  `json:"event"`
 	Attempt    int     `json:"attempt"`
 	StatusCode int     `json:"status_code"`
 	Error      *string `json:"error"`
+	// ResponseExcerpt is the start of what the endpoint answered, or of the network error when
+	// no answer came (ShortExcerpt); null when there was neither.
+	ResponseExcerpt *string `json:"response_excerpt"`
 }
 
 // LastAttemptOf renders a's summary, or nil (JSON null) before any attempt.
@@ -367,22 +390,70 @@ func LastAttemptOf(a storage.AttemptLogEntry, ok bool) *LastAttemptView {
 	if !ok {
 		return nil
 	}
-	return &LastAttemptView{At: outreach.FormatTime(a.At), Event: a.EventKind, Attempt: a.Attempt, StatusCode: a.StatusCode, Error: a.Error}
+	v := &LastAttemptView{At: outreach.FormatTime(a.At), Event: a.EventKind, Attempt: a.Attempt, StatusCode: a.StatusCode, Error: a.Error}
+	src := ""
+	if a.ResponseExcerpt != nil {
+		src = *a.ResponseExcerpt
+	}
+	if strings.TrimSpace(src) == "" && a.Error != nil {
+		src = *a.Error
+	}
+	if ex := ShortExcerpt(src, MaxShortExcerpt); ex != "" {
+		v.ResponseExcerpt = &ex
+	}
+	return v
+}
+
+// MaxShortExcerpt is the most bytes of last_attempt.response_excerpt.
+const MaxShortExcerpt = 256
+
+// ShortExcerpt makes a one-line summary of text written by someone else (a receiver's answer):
+// valid UTF-8, control characters removed, runs of white space (line breaks and tabs included)
+// made one space, trimmed, and cut on a character boundary to at most max bytes.
+func ShortExcerpt(text string, max int) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			continue
+		}
+		n := utf8.RuneLen(r)
+		if space {
+			n++
+		}
+		if b.Len()+n > max {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 type destinationView struct {
-	ID                  string           `json:"id"`
-	Name                string           `json:"name"`
-	Kind                string           `json:"kind"`
-	URL                 string           `json:"url"`
-	Events              []string         `json:"events"`
-	HasSecret           bool             `json:"has_secret"`
-	SlackChannel        *string          `json:"slack_channel"`
-	Enabled             bool             `json:"enabled"`
-	ConsecutiveFailures int              `json:"consecutive_failures"`
-	LastAttempt         *LastAttemptView `json:"last_attempt"`
-	CreatedAt           string           `json:"created_at"`
-	UpdatedAt           string           `json:"updated_at"`
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	URL       string   `json:"url"`
+	Events    []string `json:"events"`
+	HasSecret bool     `json:"has_secret"`
+	// SecretRotationEndsAt is when the replaced secret stops signing beside the new one; null
+	// when no rotation is running.
+	SecretRotationEndsAt *string          `json:"secret_rotation_ends_at"`
+	SlackChannel         *string          `json:"slack_channel"`
+	Enabled              bool             `json:"enabled"`
+	ConsecutiveFailures  int              `json:"consecutive_failures"`
+	LastAttempt          *LastAttemptView `json:"last_attempt"`
+	CreatedAt            string           `json:"created_at"`
+	UpdatedAt            string           `json:"updated_at"`
 	// Secret is present once: in the answer that generated it.
 	Secret string `json:"secret,omitempty"`
 }
@@ -390,7 +461,8 @@ type destinationView struct {
 func viewDestination(d storage.Destination, last *LastAttemptView) destinationView {
 	v := destinationView{ID: d.ID, Name: d.Name, Kind: d.Kind, URL: DisplayURL(d), Events: d.Events,
 		HasSecret: d.SecretSealed != nil, Enabled: d.Enabled, ConsecutiveFailures: d.ConsecutiveFailures,
-		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt)}
+		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt),
+		SecretRotationEndsAt: outreach.FormatTimePtr(d.RotationEndsAt)}
 	if d.SlackChannel != "" {
 		v.SlackChannel = &d.SlackChannel
 	}

@@ -25,7 +25,8 @@ type intakeJSON struct {
 // postIntake is the no-code intake URL: no key, the token names one campaign.
 // Readable rows take exactly the push path of POST /campaigns/{id}/leads; rows that cannot be
 // read (not an object, no profile, a field over its limit) are listed in unreadable by their
-// zero-based index. The call spends the campaign organization's request budget.
+// zero-based index. The call spends the token's own request budget (IntakeRateLimitPerMinute),
+// not the organization's.
 func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	token := mux.Vars(r)["token"]
 	if len(token) > 200 {
@@ -40,12 +41,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	org, err := s.store.GetOrg(r.Context(), target.OrgID)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if !s.spend(w, r, Principal{OrgID: org.ID, RateLimitPerMinute: org.RateLimitPerMinute}, bucketDefault) {
+	if !s.spend(w, r, Principal{OrgID: target.OrgID}, target.Bucket) {
 		return
 	}
 	batchID, err := batchIDFrom(r)
@@ -65,6 +61,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	}
 	unreadable := []unreadableJSON{}
 	var leads []storage.PushLead
+	warnings := map[int][]string{}
 	for _, row := range parsed.Rows {
 		if row.Lead == nil {
 			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: row.Unreadable})
@@ -75,6 +72,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		leads = append(leads, storage.PushLead{Index: row.Index, Input: *row.Lead})
+		warnings[row.Index] = row.Warnings
 	}
 	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: target.OrgID, CampaignID: target.CampaignID,
 		BatchID: batchID, DefaultSource: storage.SourceIntakeURL, Leads: leads})
@@ -82,7 +80,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	out := intakeJSON{OK: true, pushJSON: pushView(res, len(parsed.Rows)), Unreadable: unreadable}
+	out := intakeJSON{OK: true, pushJSON: pushView(res, len(parsed.Rows), func(i int) []string { return warnings[i] }), Unreadable: unreadable}
 	n := len(unreadable)
 	out.Counts.Unreadable = &n
 	writeJSON(w, http.StatusAccepted, out)

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -62,7 +64,7 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Leads []pushLeadBody `json:"leads"`
+		Leads []json.RawMessage `json:"leads"`
 	}
 	if err := decodeJSON(r, &body); err != nil {
 		s.fail(w, r, err)
@@ -73,19 +75,14 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	leads := make([]storage.PushLead, len(body.Leads))
-	for i, b := range body.Leads {
-		if b.LinkedInURL == nil {
-			s.fail(w, r, fmt.Errorf("leads[%d].linkedin_url is required: %w", i, outreach.ErrInvalid))
+	warnings := make([][]string, len(body.Leads))
+	for i, raw := range body.Leads {
+		in, warn, err := decodePushLead(raw)
+		if err != nil {
+			s.fail(w, r, fmt.Errorf("leads[%d]%w", i, err))
 			return
 		}
-		in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
-			Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
-			Source: strings.TrimSpace(b.Source), Data: b.Data}
-		if err := checkLeadInput(in); err != nil {
-			s.fail(w, r, fmt.Errorf("leads[%d].%w", i, err))
-			return
-		}
-		leads[i] = storage.PushLead{Index: i, Input: in}
+		leads[i], warnings[i] = storage.PushLead{Index: i, Input: in}, warn
 	}
 	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: PrincipalFrom(r.Context()).OrgID,
 		CampaignID: mux.Vars(r)["id"], BatchID: batchID, DefaultSource: storage.SourceAPI, Leads: leads})
@@ -93,7 +90,62 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, pushView(res, len(leads)))
+	writeJSON(w, http.StatusAccepted, pushView(res, len(leads), func(i int) []string { return warnings[i] }))
+}
+
+// pushLeadFields are the names pushLeadBody reads; Go's decoder matches them regardless of case,
+// and so does decodePushLead.
+var pushLeadFields = []string{"linkedin_url", "first_name", "last_name", "name", "company", "title", "email",
+	"location", "headline", "source", "data"}
+
+// decodePushLead reads one lead of a push. The known fields are decoded strictly (a wrong type
+// or an over-long value is still the caller's 400, naming the field); every other field is an
+// extra column of the client's export, kept in data by outreach.AddExtraFields, which says what
+// it could not keep. The error names the field and starts with "." or " ", for the caller to
+// put the lead's place in front.
+func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
+	fields, ok := outreach.LeadObjectFields(raw)
+	if !ok {
+		return outreach.LeadInput{}, nil, fmt.Errorf(" must be a JSON object: %w", outreach.ErrInvalid)
+	}
+	known := map[string]json.RawMessage{}
+	var extras []outreach.LeadField
+	for _, f := range fields {
+		if i := slices.IndexFunc(pushLeadFields, func(n string) bool { return strings.EqualFold(n, f.Key) }); i >= 0 {
+			known[pushLeadFields[i]] = f.Value // the last one wins, as with Go's decoder
+			continue
+		}
+		extras = append(extras, f)
+	}
+	knownJSON, err := json.Marshal(known)
+	if err != nil {
+		return outreach.LeadInput{}, nil, fmt.Errorf(" cannot be read: %w", outreach.ErrInvalid)
+	}
+	var b pushLeadBody
+	if err := decodeStrict(knownJSON, &b); err != nil {
+		// `field "x" must be a string, got number` reads `.x must be a string, got number`.
+		msg := strings.TrimPrefix(clientMessage(err), "field ")
+		if rest, ok := strings.CutPrefix(msg, `"`); ok {
+			if name, tail, ok := strings.Cut(rest, `"`); ok {
+				return outreach.LeadInput{}, nil, fmt.Errorf(".%s%s: %w", name, tail, outreach.ErrInvalid)
+			}
+		}
+		return outreach.LeadInput{}, nil, fmt.Errorf(": %s: %w", msg, outreach.ErrInvalid)
+	}
+	if b.LinkedInURL == nil {
+		return outreach.LeadInput{}, nil, fmt.Errorf(".linkedin_url is required: %w", outreach.ErrInvalid)
+	}
+	in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
+		Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
+		Source: strings.TrimSpace(b.Source), Data: b.Data}
+	// The client's own data is checked as sent (its limits are the contract's); the extras are
+	// added after, within what is left of the 20 pairs.
+	if err := checkLeadInput(in); err != nil {
+		return outreach.LeadInput{}, nil, fmt.Errorf(".%w", err)
+	}
+	var warnings []string
+	in.Data, warnings = outreach.AddExtraFields(in.Data, extras)
+	return in, warnings, nil
 }
 
 // checkLeadInput enforces the limits of one lead; the error names the field (the caller
@@ -137,17 +189,19 @@ func batchIDFrom(r *http.Request) (string, error) {
 }
 
 type acceptedJSON struct {
-	LeadID     string `json:"lead_id"`
-	LinkedInID string `json:"linkedin_id"`
-	Name       string `json:"name"`
-	Created    bool   `json:"created"`
+	LeadID     string   `json:"lead_id"`
+	LinkedInID string   `json:"linkedin_id"`
+	Name       string   `json:"name"`
+	Created    bool     `json:"created"`
+	Warnings   []string `json:"warnings"`
 }
 
 type rejectedJSON struct {
-	Input   string `json:"input"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-	LeadID  string `json:"lead_id,omitempty"`
+	Input    string   `json:"input"`
+	Reason   string   `json:"reason"`
+	Message  string   `json:"message"`
+	LeadID   string   `json:"lead_id,omitempty"`
+	Warnings []string `json:"warnings"`
 }
 
 type pushCounts struct {
@@ -166,13 +220,21 @@ type pushJSON struct {
 	Counts     pushCounts     `json:"counts"`
 }
 
-func pushView(res storage.PushResult, received int) pushJSON {
+// pushView renders a push's result; warningsOf gives the warnings of the lead at an index of
+// the request (never nil in the answer: an entry without warnings carries []).
+func pushView(res storage.PushResult, received int, warningsOf func(index int) []string) pushJSON {
 	v := pushJSON{BatchID: res.BatchID, CampaignID: res.CampaignID, Accepted: []acceptedJSON{}, Rejected: []rejectedJSON{}}
+	warn := func(i int) []string {
+		if w := warningsOf(i); w != nil {
+			return w
+		}
+		return []string{}
+	}
 	for _, a := range res.Accepted {
-		v.Accepted = append(v.Accepted, acceptedJSON{LeadID: a.LeadID, LinkedInID: a.LinkedInID, Name: a.Name, Created: a.Created})
+		v.Accepted = append(v.Accepted, acceptedJSON{LeadID: a.LeadID, LinkedInID: a.LinkedInID, Name: a.Name, Created: a.Created, Warnings: warn(a.Index)})
 	}
 	for _, rj := range res.Rejected {
-		v.Rejected = append(v.Rejected, rejectedJSON{Input: rj.Input, Reason: rj.Reason, Message: rj.Message, LeadID: rj.LeadID})
+		v.Rejected = append(v.Rejected, rejectedJSON{Input: rj.Input, Reason: rj.Reason, Message: rj.Message, LeadID: rj.LeadID, Warnings: warn(rj.Index)})
 	}
 	v.Counts = pushCounts{Received: received, Accepted: len(v.Accepted), Rejected: len(v.Rejected), Duplicates: res.Duplicates}
 	return v

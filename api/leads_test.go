@@ -255,7 +255,6 @@ func TestPushLeadsRules(t *testing.T) {
 			{"malformed JSON", `{"leads": [`, nil, "JSON"},
 			{"leads not an array", `{"leads": {"linkedin_url": "x-person"}}`, nil, "leads"},
 			{"wrong type", `{"leads": [{"linkedin_url": 42}]}`, nil, "linkedin_url"},
-			{"unknown lead field", `{"leads": [{"linkedin_url": "good-guy", "phone": "1"}]}`, nil, "phone"},
 			{"unknown top field", `{"leads": [{"linkedin_url": "good-guy"}], "mode": "x"}`, nil, "mode"},
 			{"missing linkedin_url", `{"leads": [{"linkedin_url": "good-guy"}, {"name": "No Url"}]}`, nil, "leads[1].linkedin_url"},
 			{"over-long company", map[string]any{"leads": []any{lead("good-guy", "company", strings.Repeat("x", 501))}}, nil, "company"},

@@ -116,7 +116,7 @@ func TestOpenAPICheckerFails(t *testing.T) {
 	t.Parallel()
 	spec := testenv.LoadOpenAPI(t)
 	person := `"linkedin_url":null,"public_identifier":null,"role":null,"company":null,"industry":null,"location":null,"headline":null,"company_website":null,"company_linkedin_url":null,"company_size":null,"follower_count":null`
-	prospect := `"id":"p","campaign_id":"c","linkedin_id":"l","name":"n","status":"pending","current_step":0,"source":"api","created_at":"2026-11-22T06:31:44.123Z"`
+	prospect := `"id":"p","campaign_id":"c","linkedin_id":"l","name":"n","status":"pending","current_step":0,"source":"api","created_at":"2026-11-22T06:31:44.123Z","outcome":null`
 	rate := http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Limit": {"120"}, "X-Ratelimit-Remaining": {"119"}, "X-Ratelimit-Reset": {"1790000000"}}
 	ok := `{"data":{` + prospect + `,` + person + `}}`
 	if err := spec.CheckResponse("GET", "/api/v1/prospects/p", 200, rate, []byte(ok)); err != nil {
@@ -280,11 +280,34 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/campaigns", map[string]any{"name": "x", "meta": map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 500, "max": 50}}}}, s(422))
 	c.do(t, r, "POST", "/api/v1/campaigns", map[string]any{"name": "x"}, s(403))
 	c.do(t, r, "GET", "/api/v1/campaigns", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns?limit=1&offset=1", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns?limit=0", nil, s(400))
 	c.do(t, r, "GET", "/api/v1/campaigns/"+cmp, nil, s(200))
 	c.do(t, r, "GET", "/api/v1/campaigns/cmp_01j0000000000000000000000", nil, s(404))
 	c.do(t, w, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(200))
 	c.do(t, w, "POST", "/api/v1/campaigns/cmp_01j0000000000000000000000/duplicate", nil, s(404))
 	c.do(t, r, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(403))
+
+	// Organization default filters.
+	c.do(t, r, "GET", "/api/v1/settings/default-filters", nil, s(200))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{"companies": map[string]any{"exclude": []string{"Rival Ltd"}}}}, s(200))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 9, "max": 1}}}, s(422))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{}, s(400))
+	c.do(t, r, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(403))
+	c.do(t, w, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": nil}, s(200))
+
+	// The event catalogue and the resources event links point at.
+	c.do(t, r, "GET", "/api/v1/event-types", nil, s(200))
+	acc := testenv.Admin(t, srv.DBURL, "account", "connect", "--org", o.ID, "--name", "Spec Seat")["account_id"].(string)
+	c.do(t, r, "GET", "/api/v1/accounts/"+acc, nil, s(200))
+	c.do(t, r, "GET", "/api/v1/accounts/acc_01j0000000000000000000000", nil, s(404))
+	cpExec(t, srv.DBURL, `INSERT INTO chats (id, org_id, account_id, provider_chat_id, attendee_name) VALUES ('chat_spec', $1, $2, 'chat_spec', 'Spec Person')`, o.ID, acc)
+	c.do(t, r, "GET", "/api/v1/conversations/chat_spec", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/conversations/chat_nope", nil, s(404))
+	c.do(t, r, "GET", "/api/v1/reports/daily_digest/2026-11-24", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/reports/weekly_summary/2026-11-16", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/reports/daily_digest/yesterday", nil, s(400))
+	c.do(t, r, "GET", "/api/v1/reports/horoscope/2026-11-24", nil, s(404))
 
 	// Do-not-contact list.
 	c.do(t, w, "POST", "/api/v1/blacklist", map[string]any{"entries": []any{
@@ -401,7 +424,16 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, anon, "POST", "/api/webhooks/conversions", conv, s(401))
 	c.do(t, r, "POST", "/api/webhooks/conversions", conv, s(403))
 
-	// Intake URL.
+	// Intake URL: read, create, rotate and revoke through the API, then one made by the CLI.
+	iu := "/api/v1/campaigns/" + cmp + "/intake-url"
+	c.do(t, r, "GET", iu, nil, s(200))
+	c.do(t, r, "POST", iu, nil, s(403))
+	c.do(t, w, "POST", iu, nil, s(201))
+	c.do(t, w, "POST", iu, nil, s(201))
+	c.do(t, r, "GET", iu, nil, s(200))
+	c.do(t, r, "DELETE", iu, nil, s(403))
+	c.do(t, w, "DELETE", iu, nil, s(200))
+	c.do(t, r, "GET", "/api/v1/campaigns/cmp_01j0000000000000000000000/intake-url", nil, s(404))
 	tok := testenv.Admin(t, srv.DBURL, "intake-token", "create", "--campaign", cmp)
 	u, _ := tok["url"].(string)
 	intake := u[strings.Index(u, "/api/webhooks/leads/"):]
@@ -504,7 +536,7 @@ func checkDeliveries(t *testing.T, spec *testenv.OpenAPI, got []capturedEvent, s
 func TestOpenAPIRateLimited(t *testing.T) {
 	t.Parallel()
 	spec := testenv.LoadOpenAPI(t)
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t))
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "INTAKE_RATE_LIMIT_PER_MINUTE=2")
 	o := testenv.NewOrg(t, srv, "--rate-limit-per-minute", "2")
 	c := newOAChecker(t, spec)
 	cr := c.do(t, o.Write, "POST", "/api/v1/campaigns", map[string]any{"name": "Budget"}, oaStatus(200))

@@ -39,13 +39,20 @@ type prospectJSON struct {
 	CurrentStep int    `json:"current_step"`
 	Source      string `json:"source"`
 	CreatedAt   string `json:"created_at"`
+	// Outcome is the marked outcome (outreach.CurrentOutcome), null when none.
+	Outcome *string `json:"outcome"`
 	personJSON
 }
 
 func prospectView(p storage.Prospect) prospectJSON {
-	return prospectJSON{
+	v := prospectJSON{
 		ID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
 		CurrentStep: p.CurrentStep, Source: p.Source, CreatedAt: outreach.FormatTime(p.CreatedAt),
 		personJSON: personBlock(p.Person),
 	}
+	if o := outreach.CurrentOutcome(p.InterestedAt != nil, p.LostAt != nil, p.BookedAt != nil, p.ConvertedAt != nil); o != "" {
+		s := string(o)
+		v.Outcome = &s
+	}
+	return v
 }

@@ -4,19 +4,26 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Rate-limit budgets: every keyed request spends from its organization's default budget, except
-// GET /inbox, which reads LinkedIn live and has its own smaller budget instead.
+// GET /inbox, which reads LinkedIn live and has its own smaller budget instead. Each intake URL
+// spends a budget of its own, named by storage.IntakeTarget.Bucket ("intake:..."), so a form
+// feeding it and the organization's API clients cannot starve each other.
 const (
-	bucketDefault = "default"
-	bucketInbox   = "inbox"
+	bucketDefault      = "default"
+	bucketInbox        = "inbox"
+	bucketIntakePrefix = "intake:"
 )
 
 func (s *Server) limitFor(p Principal, bucket string) int {
 	if bucket == bucketInbox {
 		return s.cfg.InboxRateLimitPerMinute
+	}
+	if strings.HasPrefix(bucket, bucketIntakePrefix) {
+		return s.cfg.IntakeRateLimitPerMinute
 	}
 	if p.RateLimitPerMinute != nil {
 		return *p.RateLimitPerMinute
@@ -91,8 +98,12 @@ func (s *Server) admit(w http.ResponseWriter, p Principal, tok spentToken) bool 
 		wait := int(reset.Sub(tok.now).Seconds() + 0.999)
 		wait = max(wait, 1)
 		h.Set("Retry-After", strconv.Itoa(wait))
+		who := "this organization"
+		if strings.HasPrefix(tok.bucket, bucketIntakePrefix) {
+			who = "this intake URL"
+		}
 		writePlainError(w, http.StatusTooManyRequests,
-			fmt.Sprintf("rate limit exceeded: %d requests per minute for this organization; retry after %d seconds", limit, wait))
+			fmt.Sprintf("rate limit exceeded: %d requests per minute for %s; retry after %d seconds", limit, who, wait))
 		return false
 	}
 	return true

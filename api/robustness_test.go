@@ -16,7 +16,7 @@ import (
 // from a fixed seed so a failure is reproducible.
 func TestHostileInputNeverAnswers5xx(t *testing.T) {
 	t.Parallel()
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "INBOX_RATE_LIMIT_PER_MINUTE=1000000")
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "INBOX_RATE_LIMIT_PER_MINUTE=1000000", "INTAKE_RATE_LIMIT_PER_MINUTE=1000000")
 	org := testenv.NewOrg(t, srv, "--rate-limit-per-minute", "1000000")
 	r := org.Write.Do(t, "POST", "/api/v1/campaigns", map[string]any{"name": "Robustness"})
 	if r.Status != 200 {

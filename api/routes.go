@@ -14,4 +14,8 @@ func (s *Server) routes(v1, root *mux.Router) {
 	s.campaignRoutes(v1)
 	s.destinationRoutes(v1)
 	s.reportRoutes(v1)
+	s.settingsRoutes(v1)
+	s.intakeURLRoutes(v1)
+	s.eventTypeRoutes(v1)
+	s.linkRoutes(v1)
 }

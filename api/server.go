@@ -29,6 +29,9 @@ type Config struct {
 	RateLimitPerMinute int
 	// InboxRateLimitPerMinute is the separate budget of GET /inbox.
 	InboxRateLimitPerMinute int
+	// IntakeRateLimitPerMinute is the budget of each intake URL (per token), apart from the
+	// organization's.
+	IntakeRateLimitPerMinute int
 	// MaxBodyBytes caps every request body.
 	MaxBodyBytes int64
 }
@@ -39,6 +42,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.InboxRateLimitPerMinute == 0 {
 		c.InboxRateLimitPerMinute = 30
+	}
+	if c.IntakeRateLimitPerMinute == 0 {
+		c.IntakeRateLimitPerMinute = 60
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 2 << 20
@@ -68,6 +74,9 @@ type Deps struct {
 	Destinations *Destinations
 	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
 	Inbox InboxReader
+	// Secrets seals intake tokens so their URL can be shown again (api/intake_url.go); nil
+	// answers 503 there.
+	Secrets SecretBox
 	// Assistant serves the assistant (MCP) server at /mcp and its OAuth protected-resource
 	// metadata at /.well-known/oauth-protected-resource; nil answers 501 at /mcp.
 	Assistant http.Handler

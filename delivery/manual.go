@@ -79,6 +79,9 @@ func targetOf(d storage.Destination) storage.DeliveryTarget {
 	if d.SecretSealed != nil {
 		t.SecretSealed = *d.SecretSealed
 	}
+	if d.PreviousSecretSealed != nil {
+		t.PreviousSecretSealed = *d.PreviousSecretSealed
+	}
 	if d.SlackTokenSealed != nil {
 		t.SlackTokenSealed = *d.SlackTokenSealed
 	}

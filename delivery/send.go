@@ -45,7 +45,12 @@ func (h *Hub) attemptHTTPS(ctx context.Context, t storage.DeliveryTarget, delive
 		// Never send unsigned what the receiver expects signed.
 		return sendResult{URL: t.URL, Error: "signing secret cannot be opened: " + err.Error()}
 	}
-	hdr := SignatureHeaders(secret, deliveryID, at, payload)
+	// During a rotation the replaced secret signs too (webhook-signature only).
+	previous, err := h.open(t.PreviousSecretSealed)
+	if err != nil {
+		return sendResult{URL: t.URL, Error: "previous signing secret cannot be opened: " + err.Error()}
+	}
+	hdr := RotatingSignatureHeaders(secret, previous, deliveryID, at, payload)
 	hdr.Set("User-Agent", webhook.DefaultUserAgent)
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set(HeaderEvent, kind)

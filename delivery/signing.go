@@ -42,6 +42,16 @@ var (
 // webhook-timestamp are always set; without a secret no signature is sent
 // (docs/api.md, "Verifying a delivery"), since a signature under an empty key proves nothing.
 func SignatureHeaders(secret string, msgID string, ts time.Time, body []byte) http.Header {
+	return RotatingSignatureHeaders(secret, "", msgID, ts, body)
+}
+
+// RotatingSignatureHeaders is SignatureHeaders during a secret rotation: previous, the secret
+// being replaced ("" when none), signs beside secret for the overlap window. webhook-signature
+// then carries two space-separated "v1," entries, the new secret's first, so a receiver holding
+// either secret verifies (Standard Webhooks allows several); X-Service-Signature, which has room
+// for one value in the contract, is always on the new secret. Without a current secret nothing
+// is signed, whatever previous holds.
+func RotatingSignatureHeaders(secret, previous string, msgID string, ts time.Time, body []byte) http.Header {
 	h := make(http.Header, 4)
 	unix := strconv.FormatInt(ts.Unix(), 10)
 	h.Set(HeaderWebhookID, msgID)
@@ -51,7 +61,11 @@ func SignatureHeaders(secret string, msgID string, ts time.Time, body []byte) ht
 	}
 	key := signingKey(secret)
 	h.Set(HeaderServiceSignature, hex.EncodeToString(hmacSHA256(key, body)))
-	h.Set(HeaderWebhookSignature, "v1,"+base64.StdEncoding.EncodeToString(standardMAC(key, msgID, unix, body)))
+	sig := "v1," + base64.StdEncoding.EncodeToString(standardMAC(key, msgID, unix, body))
+	if previous != "" && previous != secret {
+		sig += " v1," + base64.StdEncoding.EncodeToString(standardMAC(signingKey(previous), msgID, unix, body))
+	}
+	h.Set(HeaderWebhookSignature, sig)
 	return h
 }
 

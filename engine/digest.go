@@ -46,7 +46,7 @@ func (e *Engine) sendDigests(ctx context.Context) (int, error) {
 			period := day.Format(time.DateOnly)
 			tx.Emit(outreach.NewEvent(outreach.EventDailyDigest, org, now, outreach.EventData{Report: &outreach.ReportBlock{
 				Type: outreach.ReportTypeDailyDigest, Period: period, Stats: &stats,
-				ShareURL: e.cfg.PublicURL + "/reports/daily/" + period,
+				ShareURL: outreach.ReportURL(e.cfg.PublicURL, outreach.ReportTypeDailyDigest, period),
 			}}))
 			n++
 			return nil

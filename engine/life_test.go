@@ -95,7 +95,7 @@ func TestCampaignLife(t *testing.T) {
 	}
 	nh := evs[4].Data.NeedsHuman
 	if nh.Reason != outreach.ReasonAutoBooked || nh.ReasonLabel == "" || nh.AIDraft == "" ||
-		nh.InboxURL != "https://app.test/inbox/"+chat || evs[4].Data.Campaign == nil {
+		nh.InboxURL != "https://app.test/api/v1/conversations/"+chat || evs[4].Data.Campaign == nil {
 		t.Fatalf("needs_human block: %+v", nh)
 	}
 	if b := evs[2].Data.Booking; b.StartTime == "" || b.Provider == "" {

@@ -276,7 +276,7 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 	data := outreach.EventData{Prospect: prospect, Campaign: h.campaign,
 		Message: &outreach.MessageBlock{Text: h.message, ChatID: h.chatID, Sentiment: h.sentiment, RecentConversation: recent},
 		NeedsHuman: &outreach.NeedsHumanBlock{Reason: h.reason, ReasonLabel: h.reason.Label(), AIDraft: h.draft,
-			QueueID: n.ID, InboxURL: e.cfg.PublicURL + "/inbox/" + h.chatID}}
+			QueueID: n.ID, InboxURL: outreach.ConversationURL(e.cfg.PublicURL, h.chatID)}}
 	tx.Emit(outreach.NewEvent(outreach.EventNeedsHuman, n.OrgID, h.at, data))
 	return nil
 }

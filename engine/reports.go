@@ -279,7 +279,7 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 // applyAccount records a seat's status change and emits its alert with the fields of its account block.
 func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount) (map[string]any, error) {
 	block := &outreach.AccountBlock{Name: acc.Name, AccountID: acc.ID}
-	reconnect := e.cfg.PublicURL + "/settings/accounts/" + acc.ID + "/reconnect"
+	reconnect := outreach.AccountURL(e.cfg.PublicURL, acc.ID)
 	change := storage.AccountChange{Status: acc.Status, CooldownUntil: acc.CooldownUntil}
 	var kind outreach.EventKind
 	switch r.Kind {

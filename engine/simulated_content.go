@@ -62,10 +62,10 @@ func (e *Engine) simulateContent(ctx context.Context) (int, error) {
 			evs = append(evs,
 				outreach.NewEvent(outreach.EventMarketAnalysisGenerated, acc.OrgID, now, outreach.EventData{Report: &outreach.ReportBlock{
 					Type: outreach.ReportTypeMarketAnalysis, Period: period,
-					ShareURL: e.cfg.PublicURL + "/reports/market-analysis/" + from.Format(time.DateOnly)}}),
+					ShareURL: outreach.ReportURL(e.cfg.PublicURL, outreach.ReportTypeMarketAnalysis, from.Format(time.DateOnly))}}),
 				outreach.NewEvent(outreach.EventReportGenerated, acc.OrgID, now, outreach.EventData{Report: &outreach.ReportBlock{
-					Type: "weekly_summary", Period: period,
-					ShareURL: e.cfg.PublicURL + "/reports/weekly/" + from.Format(time.DateOnly)}}))
+					Type: outreach.ReportTypeWeeklySummary, Period: period,
+					ShareURL: outreach.ReportURL(e.cfg.PublicURL, outreach.ReportTypeWeeklySummary, from.Format(time.DateOnly))}}))
 		}
 		for _, ev := range evs {
 			err := e.store.InTx(ctx, func(tx *storage.Tx) error {

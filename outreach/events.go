@@ -372,6 +372,7 @@ type StalledBlock struct {
 const (
 	ReportTypeDailyDigest    = "daily_digest"
 	ReportTypeMarketAnalysis = "market_analysis"
+	ReportTypeWeeklySummary  = "weekly_summary"
 )
 
 // ReportBlock is a generated report. Period is a UTC day (YYYY-MM-DD) or an ISO 8601 interval of
@@ -616,7 +617,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 			ReasonLabel: ReasonWantsEmail.Label(),
 			AIDraft:     "Happy to! Could you confirm the best address to reach you?",
 			QueueID:     NewID("nhu"),
-			InboxURL:    sampleBaseURL + "/inbox/" + reply.ChatID,
+			InboxURL:    ConversationURL(sampleBaseURL, reply.ChatID),
 		}
 	case EventInviteSent, EventConnectionAccepted, EventInviteWithdrawn, EventProspectAdded:
 		d.Prospect, d.Campaign = prospect, campaign
@@ -657,7 +658,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 		d.Account = account
 	case EventAccountDisconnected:
 		account.Reason = "session expired"
-		account.ReconnectURL = sampleBaseURL + "/settings/accounts/" + account.AccountID + "/reconnect"
+		account.ReconnectURL = AccountURL(sampleBaseURL, account.AccountID)
 		account.Status = "disconnected"
 		account.DisconnectedAt = ago(3 * time.Minute)
 		d.Account = account
@@ -666,7 +667,7 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 		d.Account = account
 	case EventSalesNavUnavailable:
 		account.Reason = "Sales Navigator session expired; classic LinkedIn still works"
-		account.ReconnectURL = sampleBaseURL + "/settings/accounts/" + account.AccountID + "/reconnect"
+		account.ReconnectURL = AccountURL(sampleBaseURL, account.AccountID)
 		account.SNVerdict, account.PreviousSNVerdict, account.SNChangedAt = SalesNavSessionExpired, SalesNavActive, ago(time.Minute)
 		d.Account = account
 	case EventSalesNavRestored:
@@ -674,13 +675,13 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 		d.Account = account
 	case EventReportGenerated:
 		d.Report = &ReportBlock{
-			Type:     "weekly_summary",
+			Type:     ReportTypeWeeklySummary,
 			Period:   at.AddDate(0, 0, -7).Format(time.DateOnly) + "/" + yesterday,
-			ShareURL: sampleBaseURL + "/reports/" + NewID("rep"),
+			ShareURL: ReportURL(sampleBaseURL, ReportTypeWeeklySummary, at.AddDate(0, 0, -7).Format(time.DateOnly)),
 			Stats:    &ReportStats{InvitesSent: 140, ConnectionsAccepted: 61, MessagesSent: 95, Replies: 17, PositiveReplies: 9, NegativeReplies: 4, Bookings: 3, InvitesWithdrawn: 12},
 		}
 	case EventMarketAnalysisGenerated:
-		d.Report = &ReportBlock{Type: ReportTypeMarketAnalysis, Period: yesterday, ShareURL: sampleBaseURL + "/reports/" + NewID("rep")}
+		d.Report = &ReportBlock{Type: ReportTypeMarketAnalysis, Period: yesterday, ShareURL: ReportURL(sampleBaseURL, ReportTypeMarketAnalysis, yesterday)}
 	case EventDailyDigest:
 		d.Report = &ReportBlock{
 			Type:   ReportTypeDailyDigest,

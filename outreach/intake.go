@@ -28,6 +28,7 @@ type IntakeRow struct {
 	Index      int        // zero-based position in the body
 	Lead       *LeadInput // nil when the row cannot be read
 	Unreadable string     // reason when the row cannot be read
+	Warnings   []string   // extra columns not kept as sent (see AddExtraFields)
 }
 
 // intakeFields maps squashed names (see squashFieldName) to canonical fields; it is the
@@ -214,40 +215,19 @@ func parseIntakeRow(index int, raw json.RawMessage) IntakeRow {
 	if lead.Source == "" && known["list_name"] != "" {
 		lead.Source, used["list_name"] = known["list_name"], true
 	}
-	lead.Data = intakeData(pairs, func(i int, key string) bool {
-		f, ok := CanonicalIntakeField(key)
-		return !ok || (fallbackFields[f] && !used[f] && from[f] == i && known[f] != "")
-	})
-	return IntakeRow{Index: index, Lead: lead}
-}
-
-// intakeData keeps extra columns in a shape ValidateLeadData accepts, because an intake row
-// should never be refused for its extras: the first MaxLeadDataPairs usable pairs in input
-// order are kept, the first of duplicate keys wins, nulls, blank strings, nested values and
-// keys that are empty or too long are dropped, and long strings are cut to the length limit.
-func intakeData(pairs []jsonPair, keep func(i int, key string) bool) map[string]any {
-	var data map[string]any
+	// Extra columns (and fallback columns that filled nothing) are kept in Data as far as its
+	// limits allow, the same way a keyed push keeps its unknown fields; what is not kept is
+	// reported in Warnings.
+	var extras []LeadField
 	for i, p := range pairs {
-		if len(data) == MaxLeadDataPairs {
-			break
+		f, ok := CanonicalIntakeField(p.key)
+		if !ok || (fallbackFields[f] && !used[f] && from[f] == i && known[f] != "") {
+			extras = append(extras, LeadField{Key: p.key, Value: p.val})
 		}
-		key := strings.TrimSpace(p.key)
-		if n := utf8.RuneCountInString(key); n == 0 || n > MaxLeadDataKeyLen || !keep(i, p.key) {
-			continue
-		}
-		if _, dup := data[key]; dup {
-			continue
-		}
-		v, ok := dataScalar(p.val)
-		if !ok {
-			continue
-		}
-		if data == nil {
-			data = map[string]any{}
-		}
-		data[key] = v
 	}
-	return data
+	var warnings []string
+	lead.Data, warnings = AddExtraFields(nil, extras)
+	return IntakeRow{Index: index, Lead: lead, Warnings: warnings}
 }
 
 // scalarText renders a scalar as the trimmed string a known field stores (numbers and

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
 )
 
 // SentimentSplitFrom is the first UTC day on which replies are split into positive and negative
@@ -17,22 +19,39 @@ type OrgTotals struct {
 	Campaigns         int
 	TotalProspects    int
 	ProspectsByStatus map[string]int
+	// Outcomes counts prospects by their current outcome (outreach.CurrentOutcome); every
+	// outcome is present, 0 when none.
+	Outcomes map[string]int
 }
 
 // OrgAnalytics counts the organization's campaigns and its prospects by status.
 func (s *Store) OrgAnalytics(ctx context.Context, orgID string) (OrgTotals, error) {
-	t := OrgTotals{ProspectsByStatus: map[string]int{}}
+	t := OrgTotals{ProspectsByStatus: map[string]int{}, Outcomes: map[string]int{
+		string(outreach.OutcomeInterested): 0, string(outreach.OutcomeLost): 0,
+		string(outreach.OutcomeBooked): 0, string(outreach.OutcomeConverted): 0}}
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM campaigns WHERE org_id = $1`, orgID).Scan(&t.Campaigns); err != nil {
 		return t, fmt.Errorf("count campaigns: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM prospects WHERE org_id = $1 GROUP BY status`, orgID)
+	// The outcome columns follow outreach.CurrentOutcome's precedence: converted > booked >
+	// lost > interested.
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*),
+			count(*) FILTER (WHERE converted_at IS NOT NULL),
+			count(*) FILTER (WHERE converted_at IS NULL AND booked_at IS NOT NULL),
+			count(*) FILTER (WHERE converted_at IS NULL AND booked_at IS NULL AND outcome_lost_at IS NOT NULL),
+			count(*) FILTER (WHERE converted_at IS NULL AND booked_at IS NULL AND outcome_lost_at IS NULL
+				AND outcome_interested_at IS NOT NULL)
+		FROM prospects WHERE org_id = $1 GROUP BY status`, orgID)
 	if err != nil {
 		return t, fmt.Errorf("count prospects: %w", err)
 	}
 	var status string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&status, &n}, func() error {
+	var n, converted, booked, lost, interested int
+	_, err = pgx.ForEachRow(rows, []any{&status, &n, &converted, &booked, &lost, &interested}, func() error {
 		t.ProspectsByStatus[status] = n
+		t.Outcomes[string(outreach.OutcomeConverted)] += converted
+		t.Outcomes[string(outreach.OutcomeBooked)] += booked
+		t.Outcomes[string(outreach.OutcomeLost)] += lost
+		t.Outcomes[string(outreach.OutcomeInterested)] += interested
 		t.TotalProspects += n
 		return nil
 	})

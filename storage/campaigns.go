@@ -195,8 +195,28 @@ type statusCount struct {
 // The list is not paginated (GET /campaigns takes no parameters); an organization has tens of
 // campaigns, not thousands.
 func (s *Store) ListCampaigns(ctx context.Context, orgID string) ([]Campaign, error) {
+	return s.listCampaigns(ctx, orgID, 0, 0)
+}
+
+// ListCampaignsPage is one page of ListCampaigns (limit > 0) and the organization's number of
+// campaigns.
+func (s *Store) ListCampaignsPage(ctx context.Context, orgID string, limit, offset int) ([]Campaign, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM campaigns WHERE org_id = $1`, orgID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count campaigns: %w", err)
+	}
+	out, err := s.listCampaigns(ctx, orgID, limit, offset)
+	return out, total, err
+}
+
+// listCampaigns reads the organization's campaigns newest first; limit 0 means all.
+func (s *Store) listCampaigns(ctx context.Context, orgID string, limit, offset int) ([]Campaign, error) {
+	var lim *int
+	if limit > 0 {
+		lim = &limit
+	}
 	rows, err := s.pool.Query(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE org_id = $1
-		ORDER BY created_at DESC, id DESC`, orgID)
+		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, orgID, lim, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -221,16 +221,20 @@ type DeliveryTarget struct {
 	SlackChannel     string
 	SlackTokenSealed string // "" when none
 	SecretSealed     string // "" when none
-	Events           []outreach.EventKind
-	Enabled          bool
+	// PreviousSecretSealed is a replaced secret still inside its overlap window ("" when none):
+	// it signs beside SecretSealed.
+	PreviousSecretSealed string
+	Events               []outreach.EventKind
+	Enabled              bool
 }
 
 const targetColumns = `dst.id, dst.org_id, dst.name, dst.kind, dst.url, coalesce(dst.slack_channel, ''),
-	coalesce(dst.slack_token_sealed, ''), coalesce(dst.secret_sealed, ''), dst.events, dst.enabled`
+	coalesce(dst.slack_token_sealed, ''), coalesce(dst.secret_sealed, ''), dst.events, dst.enabled,
+	CASE WHEN dst.previous_secret_expires_at > now() THEN coalesce(dst.previous_secret_sealed, '') ELSE '' END`
 
 func scanTarget(dest []any, t *DeliveryTarget, events *[]string) []any {
 	return append(dest, &t.ID, &t.OrgID, &t.Name, &t.Kind, &t.URL, &t.SlackChannel, &t.SlackTokenSealed,
-		&t.SecretSealed, events, &t.Enabled)
+		&t.SecretSealed, events, &t.Enabled, &t.PreviousSecretSealed)
 }
 
 func kinds(events []string) []outreach.EventKind {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,11 @@ type Destination struct {
 	SlackChannel     string
 	SlackTokenSealed *string
 	SecretSealed     *string
+	// PreviousSecretSealed is the replaced secret that still signs beside SecretSealed until
+	// RotationEndsAt (secret rotation with an overlap); both nil when no rotation is running
+	// (an expired one reads as none).
+	PreviousSecretSealed *string
+	RotationEndsAt       *time.Time
 	// Events holds the selected kinds, or exactly ["all"].
 	Events              []string
 	Enabled             bool
@@ -46,13 +52,44 @@ type Destination struct {
 }
 
 const destinationColumns = `id, org_id, name, kind, url, coalesce(slack_channel, ''), slack_token_sealed,
-	events, secret_sealed, enabled, consecutive_failures, created_at, updated_at`
+	events, secret_sealed, enabled, consecutive_failures, created_at, updated_at,
+	CASE WHEN previous_secret_expires_at > now() THEN previous_secret_sealed END,
+	CASE WHEN previous_secret_expires_at > now() AND previous_secret_sealed IS NOT NULL THEN previous_secret_expires_at END`
 
 func scanDestination(row pgx.Row) (Destination, error) {
 	var d Destination
 	err := row.Scan(&d.ID, &d.OrgID, &d.Name, &d.Kind, &d.URL, &d.SlackChannel, &d.SlackTokenSealed,
-		&d.Events, &d.SecretSealed, &d.Enabled, &d.ConsecutiveFailures, &d.CreatedAt, &d.UpdatedAt)
+		&d.Events, &d.SecretSealed, &d.Enabled, &d.ConsecutiveFailures, &d.CreatedAt, &d.UpdatedAt,
+		&d.PreviousSecretSealed, &d.RotationEndsAt)
 	return d, err
+}
+
+// DropExpiredSecrets clears previous secrets whose overlap window has ended (the janitor calls
+// it), so a replaced secret does not stay in the database, even sealed, longer than needed.
+// The organizations concerned are notified, so the delivery pipeline drops what it cached.
+func (s *Store) DropExpiredSecrets(ctx context.Context) error {
+	err := s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.Query(ctx, `UPDATE destinations SET previous_secret_sealed = NULL, previous_secret_expires_at = NULL
+			WHERE previous_secret_expires_at <= now() RETURNING org_id`)
+		if err != nil {
+			return err
+		}
+		orgs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		slices.Sort(orgs)
+		for _, org := range slices.Compact(orgs) {
+			if err := notifyDestinations(ctx, tx, org); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop expired secrets: %w", err)
+	}
+	return nil
 }
 
 func nullIfEmpty(s string) *string {
@@ -171,9 +208,11 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 		out, err = scanDestination(tx.QueryRow(ctx, `UPDATE destinations SET name = $3, url = $4,
 			slack_channel = $5, slack_token_sealed = $6, events = $7, secret_sealed = $8, enabled = $9,
 			consecutive_failures = CASE WHEN $9 AND NOT enabled THEN 0 ELSE consecutive_failures END,
+			previous_secret_sealed = $10, previous_secret_expires_at = $11,
 			updated_at = now()
 			WHERE org_id = $1 AND id = $2 RETURNING `+destinationColumns,
-			orgID, id, d.Name, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events, d.SecretSealed, d.Enabled))
+			orgID, id, d.Name, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events, d.SecretSealed, d.Enabled,
+			d.PreviousSecretSealed, d.RotationEndsAt))
 		if err != nil {
 			return err
 		}

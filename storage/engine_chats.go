@@ -29,14 +29,21 @@ type ChatMessage struct {
 }
 
 // RecordChatMessage upserts the chat and appends the message. It returns the chat id and
-// whether replies in it were stopped (POST /inbox/stop or /inbox/block).
+// whether replies in it were stopped (POST /inbox/stop or /inbox/block, on this chat or, before
+// it existed, on the person's prospect rows).
 func (tx *Tx) RecordChatMessage(ctx context.Context, m ChatMessage) (string, bool, error) {
 	var id string
 	var stopped bool
+	// A person stopped before this chat existed (POST /inbox/stop stamps their prospect rows)
+	// gets the chat stopped from its first message.
 	err := tx.QueryRow(ctx, `INSERT INTO chats (id, org_id, account_id, provider_chat_id, lead_key, prospect_id,
-			attendee_name, attendee_provider_id, unread_count, last_message_text, last_message_at, last_message_from_me)
-		VALUES ($1, $2, $3, $1, $4, $5, $6, $7, CASE WHEN $8 THEN 0 ELSE 1 END, $9, $10, $8)
+			attendee_name, attendee_provider_id, unread_count, last_message_text, last_message_at, last_message_from_me,
+			replies_stopped_at)
+		VALUES ($1, $2, $3, $1, $4, $5, $6, $7, CASE WHEN $8 THEN 0 ELSE 1 END, $9, $10, $8,
+			(SELECT min(p.replies_stopped_at) FROM prospects p WHERE p.org_id = $2
+				AND (p.id = $5 OR p.lead_key = $4) AND p.replies_stopped_at IS NOT NULL))
 		ON CONFLICT (account_id, provider_chat_id) DO UPDATE SET
+			replies_stopped_at = coalesce(chats.replies_stopped_at, excluded.replies_stopped_at),
 			lead_key = coalesce(chats.lead_key, excluded.lead_key),
 			prospect_id = coalesce(excluded.prospect_id, chats.prospect_id),
 			attendee_name = CASE WHEN excluded.attendee_name <> '' THEN excluded.attendee_name ELSE chats.attendee_name END,

@@ -139,11 +139,18 @@ func matchPerson(ctx context.Context, tx *Tx, orgID string, ref PersonRef) (pers
 	return m, err
 }
 
-// stopReplies marks the chats so that no more replies are drafted or sent in them, and closes
-// the person's open follow-ups; it returns how many follow-ups it closed.
+// stopReplies marks the chats and the prospect rows so that no more replies are drafted or sent
+// to the person, in the conversations that exist and in any that starts later, and closes the
+// person's open follow-ups; it returns how many follow-ups it closed.
 func stopReplies(ctx context.Context, tx *Tx, orgID string, m personMatch, now time.Time) (int, error) {
 	if _, err := tx.Exec(ctx, `UPDATE chats SET replies_stopped_at = $3
 		WHERE org_id = $1 AND id = ANY($2) AND replies_stopped_at IS NULL`, orgID, m.chats, now); err != nil {
+		return 0, fmt.Errorf("stop replies: %w", err)
+	}
+	// The person's prospect rows remember the stop, so a conversation that starts later is
+	// stopped from its first message (RecordChatMessage).
+	if _, err := tx.Exec(ctx, `UPDATE prospects SET replies_stopped_at = $3
+		WHERE org_id = $1 AND id = ANY($2) AND replies_stopped_at IS NULL`, orgID, m.prospects, now); err != nil {
 		return 0, fmt.Errorf("stop replies: %w", err)
 	}
 	tag, err := tx.Exec(ctx, `UPDATE followups SET closed_at = $4
@@ -169,8 +176,8 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 			if err != nil {
 				return fmt.Errorf("match person: %w", err)
 			}
-			r := StopResult{Found: len(m.prospects)+len(m.chats) > 0, MatchedConversations: len(m.chats),
-				RepliesStopped: len(m.chats) > 0}
+			found := len(m.prospects)+len(m.chats) > 0
+			r := StopResult{Found: found, MatchedConversations: len(m.chats), RepliesStopped: found}
 			if r.FollowupsClosed, err = stopReplies(ctx, tx, orgID, m, now); err != nil {
 				return err
 			}

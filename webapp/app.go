@@ -95,6 +95,9 @@ type Deps struct {
 	// DomainNow is the outreach engine's clock (sped up in the demo), used for the days of the
 	// campaign chart so they agree with the times the engine writes; nil means Now.
 	DomainNow func() time.Time
+	// SealIntakeToken keeps a sealed copy of a new intake token (the secrets box), so the API's
+	// GET /campaigns/{id}/intake-url can show the URL again; nil keeps only its hash.
+	SealIntakeToken storage.SealFunc
 }
 
 // App serves the pages under /app/.

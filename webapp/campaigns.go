@@ -221,12 +221,12 @@ func (a *App) createIntake(w http.ResponseWriter, r *http.Request, u User) {
 	if !ok {
 		return
 	}
-	token, err := a.store.CreateIntakeToken(r.Context(), c.ID)
+	tok, err := a.store.CreateIntakeToken(r.Context(), u.OrgID, c.ID, a.deps.SealIntakeToken)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	a.showCampaign(w, r, u, c, "New intake URL made. Any previous one stopped working.", a.cfg.PublicURL+"/api/webhooks/leads/"+token)
+	a.showCampaign(w, r, u, c, "New intake URL made. Any previous one stopped working.", a.cfg.PublicURL+"/api/webhooks/leads/"+tok.Token)
 }
 
 func (a *App) revokeIntake(w http.ResponseWriter, r *http.Request, u User) {
@@ -234,7 +234,7 @@ func (a *App) revokeIntake(w http.ResponseWriter, r *http.Request, u User) {
 	if !ok {
 		return
 	}
-	if err := a.store.RevokeIntakeToken(r.Context(), c.ID); err != nil && !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := a.store.RevokeIntakeToken(r.Context(), u.OrgID, c.ID); err != nil && !errors.Is(err, outreach.ErrNotFound) {
 		a.fail(w, r, err)
 		return
 	}

@@ -251,10 +251,12 @@ func innermost(err error) string {
 }
 
 // readExcerpt reads at most limit bytes and returns them as valid UTF-8 no
-// longer than limit, so the attempt log can store it in a text column.
+// longer than limit, without NUL characters, so the attempt log can store it in
+// a text column (PostgreSQL refuses both invalid UTF-8 and NUL there; a body
+// holding either once failed the attempt's bookkeeping).
 func readExcerpt(r io.Reader, limit int) string {
 	b, _ := io.ReadAll(io.LimitReader(r, int64(limit)))
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s := strings.ReplaceAll(strings.ToValidUTF8(string(b), "\uFFFD"), "\x00", "")
 	if len(s) <= limit {
 		return s
 	}

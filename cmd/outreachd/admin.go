@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"outreachd/api"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -178,11 +179,31 @@ func adminIntakeTokenCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	if err := parseFlags(fs, args, "campaign"); err != nil {
 		return nil, err
 	}
-	token, err := env.store.CreateIntakeToken(ctx, *campaign)
+	box, err := loadSecretBox(ctx, env.cfg, env.store, nil)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"token": token, "url": env.cfg.PublicURL + "/api/webhooks/leads/" + token}, nil
+	origin, err := serverPublicURL(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := env.store.CreateIntakeToken(ctx, "", *campaign, box.Seal)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"token": tok.Token, "url": api.IntakeURL(origin, tok.Token)}, nil
+}
+
+// serverPublicURL is the origin intake URLs are built on: the PUBLIC_URL the last serving
+// instance recorded in the database, since the CLI's own environment may not know where the
+// service is reached; the CLI's own PUBLIC_URL (or http://HTTP_ADDR) only when no instance has
+// served on this database yet.
+func serverPublicURL(ctx context.Context, env *adminEnv) (string, error) {
+	u, err := env.store.RecordedPublicURL(ctx)
+	if err != nil || u != "" {
+		return u, err
+	}
+	return env.cfg.PublicURL, nil
 }
 
 func adminIntakeTokenRevoke(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
@@ -190,7 +211,7 @@ func adminIntakeTokenRevoke(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	if err := parseFlags(fs, args, "campaign"); err != nil {
 		return nil, err
 	}
-	if err := env.store.RevokeIntakeToken(ctx, *campaign); err != nil {
+	if _, err := env.store.RevokeIntakeToken(ctx, "", *campaign); err != nil {
 		return nil, err
 	}
 	return map[string]any{"campaign_id": *campaign, "revoked": true}, nil

@@ -49,6 +49,8 @@ func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub
 		Sealer:    box,
 		Guard:     webhook.Guard{AllowPrivate: cfg.AllowPrivateDestinations},
 		NewSecret: delivery.GenerateSecret,
+		// A replaced secret keeps signing beside the new one this long.
+		SecretRotationOverlap: cfg.SecretRotationOverlap,
 	})
 }
 

@@ -20,8 +20,12 @@ type Config struct {
 	PublicURL                string
 	RateLimitPerMinute       int
 	InboxRateLimitPerMinute  int
+	IntakeRateLimitPerMinute int
 	DeliveryTimeout          time.Duration
 	DeliveryRetrySchedule    []time.Duration
+	// SecretRotationOverlap is how long a replaced destination secret keeps signing beside
+	// the new one.
+	SecretRotationOverlap    time.Duration
 	AllowPrivateDestinations bool
 	// SlackAPIURL is the Slack Web API root bot-token destinations post to ("" = Slack's own);
 	// a local fake in tests and demos.
@@ -78,6 +82,9 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 	if c.InboxRateLimitPerMinute, err = envInt("INBOX_RATE_LIMIT_PER_MINUTE", 30); err != nil {
 		return c, err
 	}
+	if c.IntakeRateLimitPerMinute, err = envInt("INTAKE_RATE_LIMIT_PER_MINUTE", 60); err != nil {
+		return c, err
+	}
 	if c.DeliveryTimeout, err = time.ParseDuration(envOr("DELIVERY_TIMEOUT", "10s")); err != nil || c.DeliveryTimeout <= 0 {
 		return c, fmt.Errorf("DELIVERY_TIMEOUT must be a positive Go duration like 10s")
 	}
@@ -97,6 +104,9 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 	}
 	if c.DeliveryRetrySchedule, err = parseSchedule(envOr("DELIVERY_RETRY_SCHEDULE", "0s,30s,5m,30m")); err != nil {
 		return c, err
+	}
+	if c.SecretRotationOverlap, err = time.ParseDuration(envOr("SECRET_ROTATION_OVERLAP", "24h")); err != nil || c.SecretRotationOverlap < 0 {
+		return c, fmt.Errorf("SECRET_ROTATION_OVERLAP must be a non-negative Go duration like 24h")
 	}
 	if v := os.Getenv("ALLOW_PRIVATE_DESTINATIONS"); v != "" {
 		if c.AllowPrivateDestinations, err = strconv.ParseBool(v); err != nil {

@@ -88,11 +88,16 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{
-		PublicURL:               cfg.PublicURL,
-		RateLimitPerMinute:      cfg.RateLimitPerMinute,
-		InboxRateLimitPerMinute: cfg.InboxRateLimitPerMinute,
+		PublicURL:                cfg.PublicURL,
+		RateLimitPerMinute:       cfg.RateLimitPerMinute,
+		InboxRateLimitPerMinute:  cfg.InboxRateLimitPerMinute,
+		IntakeRateLimitPerMinute: cfg.IntakeRateLimitPerMinute,
 	})
 	if err != nil {
+		return err
+	}
+	// The operator CLI builds intake URLs on this origin, not on its own environment's.
+	if err := st.RecordPublicURL(ctx, cfg.PublicURL); err != nil {
 		return err
 	}
 	if demo {
@@ -225,6 +230,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err := a.wireDestinations(ctx, box, hub); err != nil {
 		return err
 	}
+	a.apiDeps.Secrets = box
 	if err := a.wireEngine(ctx); err != nil {
 		return err
 	}
@@ -236,7 +242,8 @@ func (a *app) wire(ctx context.Context) error {
 const deletedDestinationKeep = 30 * 24 * time.Hour
 
 // janitor prunes finished rate-limit windows and old assistant proposals, purges destinations
-// deleted longer ago than deletedDestinationKeep, and folds the prospect counter deltas (every
+// deleted longer ago than deletedDestinationKeep, drops destination secrets whose rotation overlap
+// has ended (readers already ignore them), and folds the prospect counter deltas (every
 // 5 s, so readers of prospect_counts sum few rows; counts are exact with or without it).
 func (a *app) janitor(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
@@ -250,6 +257,9 @@ func (a *app) janitor(ctx context.Context) error {
 		case <-fold.C:
 			if _, err := a.store.FoldProspectCounts(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("fold prospect counts", "err", err)
+			}
+			if err := a.store.DropExpiredSecrets(ctx); err != nil && ctx.Err() == nil {
+				a.log.Warn("drop expired destination secrets", "err", err)
 			}
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {

@@ -20,6 +20,9 @@ import (
 // manager, the hub, the engine's draft desk) and mounts it on the API's root router.
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
+	if a.apiDeps.Secrets != nil {
+		deps.SealIntakeToken = a.apiDeps.Secrets.Seal
+	}
 	if a.deliveryHub != nil {
 		deps.Hub = a.deliveryHub
 	}

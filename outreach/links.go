@@ -1,0 +1,20 @@
+package outreach
+
+// Links in event payloads (needs_human.inbox_url, account.reconnect_url, report.share_url) point
+// at keyed JSON resources of the API on the service's PUBLIC_URL, so each one resolves; the
+// engine and the API build them with these functions only.
+
+// ConversationURL is inbox_url: GET /api/v1/conversations/{chat_id}.
+func ConversationURL(publicURL, chatID string) string {
+	return publicURL + "/api/v1/conversations/" + chatID
+}
+
+// AccountURL is reconnect_url: GET /api/v1/accounts/{account_id}, the seat's status.
+func AccountURL(publicURL, accountID string) string {
+	return publicURL + "/api/v1/accounts/" + accountID
+}
+
+// ReportURL is share_url: GET /api/v1/reports/{type}/{first day}, the report's counters.
+func ReportURL(publicURL, reportType, firstDay string) string {
+	return publicURL + "/api/v1/reports/" + reportType + "/" + firstDay
+}
