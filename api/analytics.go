@@ -11,13 +11,13 @@ import (
 	"outreachd/storage"
 )
 
-// Daily analytics bounds (api-v1 §4.9, part 8).
+// Daily analytics bounds.
 const (
 	maxDailyRangeDays     = 92
 	defaultDailyRangeDays = 30 // from defaults to 29 days before to: 30 rows
 )
 
-// getAnalytics is GET /analytics: all-time totals of the organization (§2.9).
+// getAnalytics is GET /analytics: all-time totals of the organization.
 func (s *Server) getAnalytics(w http.ResponseWriter, r *http.Request) {
 	t, err := s.store.OrgAnalytics(r.Context(), PrincipalFrom(r.Context()).OrgID)
 	if err != nil {
@@ -43,7 +43,7 @@ type dailyRowJSON struct {
 }
 
 // getAnalyticsDaily is GET /analytics/daily. Its errors use the plain shape {"error": "..."}
-// (api-v1 part 7, decisions §3).
+// (docs/api.md, "Errors").
 func (s *Server) getAnalyticsDaily(w http.ResponseWriter, r *http.Request) {
 	q, err := s.parseDailyQuery(r)
 	if err != nil {

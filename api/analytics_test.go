@@ -69,7 +69,7 @@ func (e repEnv) repProspect(t *testing.T, orgID, campaignID, handle string) stri
 	return id
 }
 
-// repPersonKeys are the eleven keys of the person block (api-v1 §2.3), always present.
+// repPersonKeys are the eleven keys of the person block, always present.
 var repPersonKeys = []string{"linkedin_url", "public_identifier", "role", "company", "industry", "location",
 	"headline", "company_website", "company_linkedin_url", "company_size", "follower_count"}
 

@@ -50,7 +50,7 @@ func TestMeAndAuth(t *testing.T) {
 			if e["code"] != "invalid_api_key" || e["message"] == "" {
 				t.Fatalf("error body %s", r.Body)
 			}
-			// GET /analytics/daily answers every error, this one too, in the plain shape (§7).
+			// GET /analytics/daily answers every error, this one too, in the plain shape.
 			r = c.Do(t, "GET", "/api/v1/analytics/daily", nil, tc.header...)
 			if msg, plain := r.JSON["error"].(string); r.Status != 401 || !plain || msg == "" {
 				t.Fatalf("GET /analytics/daily: status %d body %s, want 401 {\"error\": \"...\"}", r.Status, r.Body)

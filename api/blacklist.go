@@ -21,7 +21,7 @@ type blacklistRejectedJSON struct {
 	Reason string `json:"reason"`
 }
 
-// postBlacklist adds do-not-contact entries (api-v1 §4.15). A bad entry is reported in
+// postBlacklist adds do-not-contact entries. A bad entry is reported in
 // rejected and never fails the call; only a body that is not the documented shape is a 400.
 // added and already_present are counts; an entry repeated within one call is already present
 // the second time.

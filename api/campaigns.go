@@ -13,7 +13,7 @@ import (
 	"outreachd/storage"
 )
 
-// campaignRoutes mounts campaigns (api-v1 §4.3, §4.6, §4.7) and prospects (§4.4, §4.5).
+// campaignRoutes mounts campaigns and prospects.
 func (s *Server) campaignRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/campaigns", s.listCampaigns).Methods(http.MethodGet)
 	v1.HandleFunc("/campaigns", s.createCampaign).Methods(http.MethodPost)
@@ -126,7 +126,7 @@ func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": campaignView(c)})
 }
 
-// createCampaignRequest is the body of POST /campaigns (api-v1 §4.6). Pointers tell absent
+// createCampaignRequest is the body of POST /campaigns. Pointers tell absent
 // from zero; raw parts are parsed by the domain, which names what is wrong in them.
 type createCampaignRequest struct {
 	Name         *string         `json:"name"`

@@ -15,7 +15,7 @@ import (
 	"outreachd/storage"
 )
 
-// Limits of a conversion event (api-v1 §2.11, §4.19). The window is the contract's; the size
+// Limits of a conversion event. The 24-hour window is the documented one; the size
 // caps are ours.
 const (
 	conversionDedupeWindow = 24 * time.Hour
@@ -32,7 +32,7 @@ type conversionBody struct {
 }
 
 // postConversion records a client conversion event. It sits outside /api/v1 and, as the
-// contract says, answers every error in the plain shape {"error": "..."}, so it authenticates
+// guide says, answers every error in the plain shape {"error": "..."}, so it authenticates
 // and spends the organization's budget itself instead of going through the v1 middleware.
 func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 	key, ok := bearerKey(r)
@@ -80,7 +80,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 
 // conversionFrom validates the body and computes the duplicate key: a hash of event_type, the
 // LinkedIn profile's key (or the trimmed value when it is not a readable profile), the trimmed
-// name and the lower-cased email. meta is not part of it (§4.19).
+// name and the lower-cased email. meta is not part of it.
 func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) {
 	c := storage.Conversion{OrgID: orgID}
 	if b.EventType == nil || strings.TrimSpace(*b.EventType) == "" {

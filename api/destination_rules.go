@@ -15,7 +15,7 @@ import (
 	"outreachd/storage"
 )
 
-// The rules of Event Destinations (api-v1 §6.1) that the HTTP API and the operator CLI share live
+// The rules of Event Destinations that the HTTP API and the operator CLI share live
 // on Destinations, so `admin destination create` and
 // POST /destinations refuse exactly the same input with the same words.
 // Decisions: docs/decisions/destinations.md.
@@ -112,7 +112,7 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), outreach.ErrInvalid)
 }
 
-// ParseEventSelection validates a selection: exactly ["all"], or distinct kinds of api-v1 §6.2.
+// ParseEventSelection validates a selection: exactly ["all"], or distinct event kinds.
 func ParseEventSelection(events []string) ([]string, error) {
 	if len(events) == 0 {
 		return nil, invalid(`events: select at least one event kind, or "all"`)
@@ -372,7 +372,7 @@ func (m *Destinations) rotateSecret(d *storage.Destination, sealed *string, now 
 	}
 }
 
-// LastAttemptView is `last_attempt` of decisions §2: {at, event, attempt, status_code, error},
+// LastAttemptView is `last_attempt` (API and CLI): {at, event, attempt, status_code, error},
 // plus response_excerpt, so the Event Destinations view explains a failure without a second call.
 type LastAttemptView struct {
 	At         string  `json:"at"`

@@ -12,7 +12,7 @@ import (
 	"outreachd/storage"
 )
 
-// The HTTP handlers of the Event Destinations view (api-v1 §6.1). The rules they share with the
+// The HTTP handlers of the Event Destinations view. The rules they share with the
 // operator CLI are in destination_rules.go; the delivery log, resend and recover in deliveries.go.
 
 func (s *Server) destinationRoutes(v1 *mux.Router) {

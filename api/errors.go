@@ -13,9 +13,10 @@ import (
 	"outreachd/storage"
 )
 
-// Error codes: the binding ones of the contract, plus service_unavailable (503 with Retry-After:
-// the database cannot be reached right now; retry later) and past_retention (410: a delivery or
-// a recover range the retention policy already removed) — docs/api.md.
+// Error codes: the documented ones (docs/api.md, "Errors"), which clients rely on exactly as
+// written, including service_unavailable (503 with Retry-After: the database cannot be reached
+// right now; retry later) and past_retention (410: a delivery or a recover range the retention
+// policy already removed).
 const (
 	codeInvalidAPIKey     = "invalid_api_key"
 	codeInsufficientScope = "insufficient_scope"
@@ -79,7 +80,7 @@ func writePlainError(w http.ResponseWriter, status int, message string) {
 }
 
 // plainErrorRoute reports the endpoints whose every error, 401 included, uses the plain shape
-// (api-v1 §7, decisions §3): GET /analytics/daily and POST /api/webhooks/conversions.
+// (docs/api.md, "Errors"): GET /analytics/daily and POST /api/webhooks/conversions.
 func plainErrorRoute(r *http.Request) bool {
 	return (r.Method == http.MethodGet && r.URL.Path == "/api/v1/analytics/daily") ||
 		(r.Method == http.MethodPost && r.URL.Path == "/api/webhooks/conversions")

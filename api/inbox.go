@@ -14,7 +14,7 @@ import (
 	"outreachd/storage"
 )
 
-// InboxChat is one live LinkedIn conversation as the provider lists it (api-v1 §2.7). The API
+// InboxChat is one live LinkedIn conversation as the provider lists it. The API
 // declares its own type so that it does not import the LinkedIn adapter; cmd adapts.
 type InboxChat struct {
 	ID                 string
@@ -40,7 +40,7 @@ type InboxReader interface {
 }
 
 const (
-	inboxAccounts = 5 // api-v1 §4.12: the first five connected accounts
+	inboxAccounts = 5 // the first five connected accounts
 	// inboxCampaignScan is how many recent chats per account scope=campaign reads before it
 	// keeps only campaign people, so that strangers at the top of an inbox do not crowd them out.
 	inboxCampaignScan = 500
@@ -266,7 +266,7 @@ type stopItemJSON struct {
 	Error                string `json:"error,omitempty"`
 }
 
-// postInboxStop is POST /inbox/stop (api-v1 §4.17, §3.4).
+// postInboxStop is POST /inbox/stop.
 func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
 	if !requireWrite(w, r) {
 		return
@@ -316,7 +316,7 @@ type blockItemJSON struct {
 	Error                string `json:"error,omitempty"`
 }
 
-// postInboxBlock is POST /inbox/block (api-v1 §4.18, §3.4, decisions §4).
+// postInboxBlock is POST /inbox/block.
 func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 	if !requireWrite(w, r) {
 		return

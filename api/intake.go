@@ -22,7 +22,7 @@ type intakeJSON struct {
 	Unreadable []unreadableJSON `json:"unreadable"`
 }
 
-// postIntake is the no-code intake URL (api-v1 §4.20): no key, the token names one campaign.
+// postIntake is the no-code intake URL: no key, the token names one campaign.
 // Readable rows take exactly the push path of POST /campaigns/{id}/leads; rows that cannot be
 // read (not an object, no profile, a field over its limit) are listed in unreadable by their
 // zero-based index. The call spends the token's own request budget (IntakeRateLimitPerMinute),

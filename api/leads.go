@@ -15,7 +15,7 @@ import (
 	"outreachd/storage"
 )
 
-// Limits of a push (api-v1 §8) and of the text fields of one lead. The field caps are ours: a
+// Limits of a push and of the text fields of one lead. The field caps are ours: a
 // name or title longer than this is not a name or title, and every byte of it would be copied
 // into every event about the lead.
 const (
@@ -26,8 +26,8 @@ const (
 	maxIdempotencyKey = 200
 )
 
-// leadRoutes mounts the lead, blacklist, conversion and intake endpoints (api-v1 §4.13–4.16,
-// §4.19, §4.20). Conversions and intake sit on root, outside /api/v1, and authenticate (or not)
+// leadRoutes mounts the lead, blacklist, conversion and intake endpoints.
+// Conversions and intake sit on root, outside /api/v1, and authenticate (or not)
 // themselves.
 func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/campaigns/{id}/leads", s.pushLeads).Methods(http.MethodPost)
@@ -39,7 +39,7 @@ func (s *Server) leadRoutes(v1, root *mux.Router) {
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
 }
 
-// pushLeadBody is one lead of §4.13; unknown fields are refused by the strict decoder.
+// pushLeadBody is one lead of a push; unknown fields are refused by the strict decoder.
 type pushLeadBody struct {
 	LinkedInURL *string        `json:"linkedin_url"`
 	FirstName   string         `json:"first_name"`

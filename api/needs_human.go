@@ -12,7 +12,7 @@ import (
 	"outreachd/storage"
 )
 
-// needsHumanJSON is api-v1 §2.5 with the person block of §2.3.
+// needsHumanJSON is one needs-human item with the person block.
 type needsHumanJSON struct {
 	ID           string  `json:"id"`
 	CampaignID   *string `json:"campaign_id"`

@@ -227,6 +227,8 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, anon, "GET", "/healthz", nil, s(200))
 	c.do(t, anon, "GET", "/readyz", nil, s(200))
 	c.do(t, anon, "GET", "/metrics", nil, s(200))
+	c.do(t, anon, "GET", "/openapi.yaml", nil, s(200))
+	c.do(t, anon, "GET", "/docs", nil, s(200))
 	c.do(t, anon, "POST", "/mcp", `{}`, s(401))
 	c.do(t, badKey, "POST", "/mcp", `{}`, s(401))
 	c.do(t, r, "POST", "/mcp?toolsets=nope", `{}`, s(400))

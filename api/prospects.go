@@ -14,7 +14,7 @@ import (
 // maxStatusParam bounds the status query parameter; statuses are short machine names.
 const maxStatusParam = 64
 
-// listProspects is GET /prospects (api-v1 §4.4). A campaign_id that is unknown or belongs to
+// listProspects is GET /prospects. A campaign_id that is unknown or belongs to
 // another organization matches nothing: the answer is an empty page, not a 404, as for any
 // filter that matches nobody.
 func (s *Server) listProspects(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +53,7 @@ func (s *Server) getProspect(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": prospectView(p)})
 }
 
-// patchProspect is PATCH /prospects/{id} (api-v1 §4.5): mark one outcome.
+// patchProspect is PATCH /prospects/{id}: mark one outcome.
 func (s *Server) patchProspect(w http.ResponseWriter, r *http.Request) {
 	if !requireWrite(w, r) {
 		return

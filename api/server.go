@@ -1,5 +1,6 @@
 // Package api is outreachd's HTTP face: the keyed v1 API under /api/v1, the two webhook
-// endpoints under /api/webhooks, health, readiness and metrics. It authenticates, scopes and
+// endpoints under /api/webhooks, health, readiness, metrics, and the API reference (GET
+// /openapi.yaml and the page GET /docs rendered from it). It authenticates, scopes and
 // rate-limits requests, decodes and validates input, calls storage and the domain, and maps
 // every error to an HTTP answer in one place (errors.go). It holds no SQL.
 package api
@@ -16,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"outreachd/docs"
 	"outreachd/storage"
 )
 
@@ -84,6 +86,9 @@ type Deps struct {
 
 // Server holds the dependencies of every handler.
 type Server struct {
+	// reference is the GET /docs page, rendered once from the embedded OpenAPI document.
+	reference []byte
+
 	store *storage.Store
 	deps  Deps
 	cfg   Config
@@ -97,7 +102,12 @@ type Server struct {
 // NewServer builds the API.
 func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	cfg.setDefaults()
+	page, err := renderReference(docs.OpenAPI, cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{store: store, deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now}
+	s.reference = page
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -133,6 +143,8 @@ func (s *Server) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	}).Methods(http.MethodGet)
 	root.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet)
+	root.HandleFunc("/openapi.yaml", s.serveOpenAPI).Methods(http.MethodGet)
+	root.HandleFunc("/docs", s.serveReference).Methods(http.MethodGet)
 	if s.deps.Metrics != nil {
 		root.Handle("/metrics", s.deps.Metrics).Methods(http.MethodGet)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // Organization settings reachable through the API. The default filters are the hard filters
-// stamped onto every campaign the organization creates afterwards (campaign defaults of
-// api-v1 §2.1); campaigns that exist keep the filters they were created with.
+// stamped onto every campaign the organization creates afterwards (docs/api.md, "GET
+// /settings/default-filters"); campaigns that exist keep the filters they were created with.
 
 func (s *Server) settingsRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/settings/default-filters", s.getDefaultFilters).Methods(http.MethodGet)

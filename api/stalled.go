@@ -10,7 +10,7 @@ import (
 // defaultStalledDays is the silence after which a positive replier counts as stalled (part 8).
 const defaultStalledDays = 5
 
-// stalledJSON is api-v1 §2.6 with the person block of §2.3.
+// stalledJSON is one stalled lead with the person block.
 type stalledJSON struct {
 	ID                string `json:"id"`
 	CampaignID        string `json:"campaign_id"`

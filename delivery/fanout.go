@@ -433,7 +433,7 @@ func (h *Hub) newDeliveries(ctx context.Context, tx pgx.Tx, ev outreach.Event, p
 	return nd, reserved, nil
 }
 
-// payloadIdentity is what makes two payloads "identical" for §6.4's Duplicates: the event kind,
+// payloadIdentity is what makes two payloads "identical" for the 24-hour duplicate rule: the event kind,
 // the organization and `data`, canonically encoded (sorted keys). The timestamp is left out on
 // purpose: the same fact emitted twice (a retried job, a double click) carries two timestamps,
 // and collapsing exactly those is the point. Distinct facts differ in data (ids, texts, times

@@ -27,7 +27,7 @@ type AttemptView struct {
 	OK              bool
 }
 
-// SendTest sends one sample event of kind (decisions §5: data.test = true) to d at once, records
+// SendTest sends one sample event of kind (marked data.test = true) to d at once, records
 // it as a 'test' attempt and returns its result. kind "" picks the first kind d selected (the
 // first of the catalog when d selected all); a kind d did not select is refused. A test send does
 // not count toward the destination's consecutive failures. It works without Run.

@@ -6,8 +6,8 @@ import (
 	"outreachd/storage"
 )
 
-// policy decides what happens to a delivery after an attempt: the contract's rules (api-v1 §6.4,
-// decisions §5) in one pure function, so they are tested without a network or a database.
+// policy decides what happens to a delivery after an attempt: the delivery rules of docs/api.md
+// ("Delivery rules") in one pure function, so they are tested without a network or a database.
 type policy struct {
 	schedule []time.Duration // delay before each attempt of one budget
 	jitter   float64         // ± fraction of a scheduled delay

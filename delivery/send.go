@@ -13,7 +13,7 @@ import (
 	"outreachd/storage"
 )
 
-// HeaderEvent carries the event kind on every delivery (decisions §5).
+// HeaderEvent carries the event kind on every delivery, so receivers can route before parsing.
 const HeaderEvent = "X-Service-Event"
 
 // sendResult is one attempt as the hub records it, whatever the destination kind.
@@ -27,7 +27,7 @@ type sendResult struct {
 	OK         bool
 }
 
-// attempt sends payload to one destination once: an HTTPS POST with the decisions §5 headers and
+// attempt sends payload to one destination once: an HTTPS POST with the delivery headers of docs/api.md and
 // both signatures when the destination has a secret, or a Slack message. It never returns an
 // error: every failure is an attempt result to record.
 func (h *Hub) attempt(ctx context.Context, t storage.DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {

@@ -15,7 +15,7 @@ import (
 )
 
 // Header names of the two signature schemes every delivery may carry: the
-// contract's hex HMAC (api-v1 §6.4) and the Standard Webhooks set, which
+// hex HMAC of the raw body and the Standard Webhooks set, which
 // receivers' existing libraries verify and which protects against replays.
 const (
 	HeaderServiceSignature = "X-Service-Signature"
@@ -40,7 +40,7 @@ var (
 // msgID is the delivery id, stable across retries so receivers can dedupe;
 // ts is the attempt time, so each retry is signed afresh. webhook-id and
 // webhook-timestamp are always set; without a secret no signature is sent
-// (api-v1 §6.4), since a signature under an empty key proves nothing.
+// (docs/api.md, "Verifying a delivery"), since a signature under an empty key proves nothing.
 func SignatureHeaders(secret string, msgID string, ts time.Time, body []byte) http.Header {
 	return RotatingSignatureHeaders(secret, "", msgID, ts, body)
 }
@@ -157,7 +157,7 @@ func secondsApart(a, b int64) uint64 {
 	return uint64(a) - uint64(b)
 }
 
-// VerifyHex is the receiver's check of X-Service-Signature, the contract's
+// VerifyHex is the receiver's check of X-Service-Signature, the first
 // signature. It has no timestamp, so it cannot detect replays; receivers that
 // care should use VerifyStandard. Several space-separated values are accepted
 // for key rotation, like VerifyStandard.

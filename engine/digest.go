@@ -8,15 +8,15 @@ import (
 	"outreachd/storage"
 )
 
-// digestAt is when the daily digest goes out: 13:05 UTC (api-v1 rule 6.2.6).
+// digestAt is when the daily digest goes out: 13:05 UTC.
 const digestAt = 13*time.Hour + 5*time.Minute
 
 // sentimentSince is the first UTC day whose positive and negative replies are reported
-// (api-v1 §4.9); the digest follows the same rule as GET /analytics/daily.
+// (split from 2026-07-02 on); the digest follows the same rule as GET /analytics/daily.
 var sentimentSince = time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
 
 // sendDigests emits, from 13:05 UTC on, each organization's daily_digest for the previous UTC
-// day: the eight counters of §2.8. digest_runs makes it once per organization and day, however
+// day: the eight counters of GET /analytics/daily. digest_runs makes it once per organization and day, however
 // many instances run and however late after 13:05 the engine gets to it that day.
 func (e *Engine) sendDigests(ctx context.Context) (int, error) {
 	now := e.clock.Now().UTC()

@@ -91,7 +91,7 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 	}
 	result := map[string]any{"chat_id": chatID}
 	if !found {
-		// Not a campaign person: no reply events (rule 6.2.2) and no automatic answer to a
+		// Not a campaign person: no reply events (reply events are for campaign people only) and no automatic answer to a
 		// stranger, but a request only a person can answer still reaches the queue.
 		reason, human := outreach.RouteReply(plan.class, "")
 		if stopped || !human || reason == outreach.ReasonEmptyOrTooShort {

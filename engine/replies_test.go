@@ -146,7 +146,7 @@ func TestBumpRecheckFailed(t *testing.T) {
 }
 
 // TestRepliesOnlyForCampaignPeople: a stranger's message records the chat and reaches the
-// queue when only a person can answer it, but fires no reply_* event (rule 6.2.2) and gets no
+// queue when only a person can answer it, but fires no reply_* event (reply events are for campaign people only) and gets no
 // automatic answer; a negative reply opts out without an answer; stopped chats get no draft.
 func TestRepliesOnlyForCampaignPeople(t *testing.T) {
 	t.Parallel()

@@ -276,7 +276,7 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 	return map[string]any{"matched": true, "prospect_id": p.ID}, nil
 }
 
-// applyAccount records a seat's status change and emits its alert with the fields of §6.3.
+// applyAccount records a seat's status change and emits its alert with the fields of its account block.
 func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount) (map[string]any, error) {
 	block := &outreach.AccountBlock{Name: acc.Name, AccountID: acc.ID}
 	reconnect := outreach.AccountURL(e.cfg.PublicURL, acc.ID)

@@ -10,7 +10,7 @@ import (
 	"outreachd/storage"
 )
 
-// Prospect statuses (api-v1 §3.1) as the engine moves them:
+// Prospect statuses as the engine moves them:
 // pending -> active (admitted) -> connection_sent (invited) -> connected -> messaged ->
 // replied | opted_out (negative reply, blacklisted, blocked) | completed (sequence done or
 // invite withdrawn). Inbound campaigns skip the invite.

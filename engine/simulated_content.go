@@ -12,7 +12,7 @@ import (
 
 // Simulated content: posts, market analyses and weekly reports come from outside this service
 // (the application's content and research features). With a simulated LinkedIn the engine
-// stands in for them on the engine clock, so every event kind of §6.2 has a producer:
+// stands in for them on the engine clock, so every event kind has a producer:
 // each organization with a connected seat schedules a post at 09:00 UTC for 15:00 UTC and
 // publishes it then, and every Monday from 08:00 UTC gets a market analysis and a weekly
 // summary of the previous Monday-Sunday. content_runs makes each one happen once.

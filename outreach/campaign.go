@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// CampaignStatus is the lifecycle state of a campaign (decisions §4).
+// CampaignStatus is the lifecycle state of a campaign.
 type CampaignStatus string
 
 // Campaign statuses. The API only ever creates drafts; the operator (the application's launch
@@ -59,10 +59,10 @@ func (s CampaignStatus) CanBecome(next CampaignStatus) bool {
 	return false
 }
 
-// Closed reports a campaign that can no longer take leads (api-v1 §3.2: HTTP 409).
+// Closed reports a campaign that can no longer take leads (a push answers HTTP 409).
 func (s CampaignStatus) Closed() bool { return s == CampaignCompleted || s == CampaignArchived }
 
-// Outreach types as stored and as created; reads show outbound as "connect" (decisions §4).
+// Outreach types as stored and as created; reads show outbound as "connect".
 const (
 	OutreachOutbound = "outbound"
 	OutreachInbound  = "inbound"
@@ -89,7 +89,7 @@ func OutreachTypeView(stored string) string {
 	return stored
 }
 
-// SourceTypes are the values of source_type (api-v1 §4.6).
+// SourceTypes are the values of source_type.
 var SourceTypes = []string{"custom_list", "linkedin_search", "sales_navigator", "search_url",
 	"post_engagers", "post_commenters", "post_keywords", "website_visitors"}
 
@@ -103,7 +103,7 @@ func ValidSourceType(s string) bool {
 	return false
 }
 
-// Campaign limits and defaults (api-v1 §2.1, §8).
+// Campaign limits and defaults.
 const (
 	MaxCampaignNameLen = 200
 	DefaultDailyLimit  = 20
@@ -149,7 +149,7 @@ type Schedule struct {
 	EndTime     string   `json:"endTime"`
 }
 
-// DefaultSchedule is every day from 06:00 to 23:00 UTC (api-v1 §2.1).
+// DefaultSchedule is every day from 06:00 to 23:00 UTC.
 func DefaultSchedule() Schedule {
 	return Schedule{Timezone: "UTC", WorkingDays: append([]string(nil), weekdays...), StartTime: "06:00", EndTime: "23:00"}
 }
@@ -483,7 +483,7 @@ func clip(s string, n int) string {
 	return s[:n]
 }
 
-// Outcome is what PATCH /prospects/{id} marks on a prospect (api-v1 §4.5).
+// Outcome is what PATCH /prospects/{id} marks on a prospect.
 type Outcome string
 
 // Outcomes.

@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// This file is the event catalog of api-v1 part 6: the kinds, the envelope, the blocks inside
+// This file is the event catalog (docs/api.md, "Events"): the kinds, the envelope, the blocks inside
 // `data`, which blocks each kind carries, and the subscription rule. It is one file on purpose:
 // the catalog table, the block types and the samples have to change together, and reading them
 // side by side is how a reviewer checks that a kind's payload matches its documentation.
-// Decisions on what the contract leaves "not shown" are in docs/decisions/events.md.
+// The reasons behind these choices are in docs/decisions/events.md.
 
-// EventKind is one kind of outbound event (api-v1 §6.2); its string is the envelope's `event`.
+// EventKind is one kind of outbound event; its string is the envelope's `event`.
 type EventKind string
 
-// Every kind of §6.2, in the contract's order.
+// Every kind, in the order docs/api.md lists them.
 const (
 	EventReplyReceived           EventKind = "reply_received"
 	EventReplyPositive           EventKind = "reply_positive"
@@ -50,10 +50,10 @@ const (
 // ParseEventKind rejects it and no event carries it.
 const EventsAll EventKind = "all"
 
-// EventGroup is the heading a kind is listed under in §6.2 (and in the application's picker).
+// EventGroup is the heading a kind is listed under in docs/api.md (and in the application's picker).
 type EventGroup string
 
-// The groups of §6.2.
+// The groups of event kinds.
 const (
 	EventGroupReplies     EventGroup = "Replies"
 	EventGroupConnections EventGroup = "Connections"
@@ -66,7 +66,7 @@ const (
 	EventGroupAlerts      EventGroup = "Alerts"
 )
 
-// Names of the blocks inside `data` (§6.3); they are the JSON keys of EventData.
+// Names of the blocks inside `data`; they are the JSON keys of EventData.
 const (
 	BlockProspect   = "prospect"
 	BlockMessage    = "message"
@@ -142,7 +142,7 @@ func lookupKind(k EventKind) (kindSpec, bool) {
 	return kindSpec{}, false
 }
 
-// AllEventKinds returns every kind in the contract's order (the order of the application's picker).
+// AllEventKinds returns every kind in the documented order (the order of the application's picker).
 func AllEventKinds() []EventKind {
 	out := make([]EventKind, len(eventCatalog))
 	for i, s := range eventCatalog {
@@ -151,7 +151,7 @@ func AllEventKinds() []EventKind {
 	return out
 }
 
-// ParseEventKind accepts exactly the names of §6.2, so a typo in a destination's selection is
+// ParseEventKind accepts exactly the kind names, so a typo in a destination's selection is
 // refused when it is saved instead of silently never matching.
 func ParseEventKind(s string) (EventKind, bool) {
 	if _, ok := lookupKind(EventKind(s)); !ok {
@@ -160,13 +160,13 @@ func ParseEventKind(s string) (EventKind, bool) {
 	return EventKind(s), true
 }
 
-// Valid reports whether k is a kind of §6.2.
+// Valid reports whether k is a known kind.
 func (k EventKind) Valid() bool {
 	_, ok := lookupKind(k)
 	return ok
 }
 
-// Group returns the §6.2 group of k, or "" for an unknown kind.
+// Group returns the group of k, or "" for an unknown kind.
 func (k EventKind) Group() EventGroup {
 	s, _ := lookupKind(k)
 	return s.group
@@ -203,9 +203,9 @@ func (k EventKind) Matches(selected []EventKind) bool {
 	return false
 }
 
-// Event is the envelope of §6.3, exactly: {event, timestamp, org_id, data}. ID is the outbox
+// Event is the envelope of every delivery, exactly: {event, timestamp, org_id, data}. ID is the outbox
 // message id; it is not part of the payload, so two identical facts produce identical bodies
-// and collapse into one delivery (§6.4 Duplicates).
+// and collapse into one delivery (the 24-hour duplicate rule).
 type Event struct {
 	ID        string    `json:"-"`
 	Kind      EventKind `json:"event"`
@@ -220,7 +220,7 @@ func NewEvent(kind EventKind, orgID string, at time.Time, data EventData) Event 
 	return Event{ID: NewID("evt"), Kind: kind, Timestamp: FormatTime(at), OrgID: orgID, Data: data}
 }
 
-// EventData is the `data` object: one optional block per §6.3 row plus two markers.
+// EventData is the `data` object: one optional block per kind of information plus two markers.
 type EventData struct {
 	Prospect   *ProspectBlock   `json:"prospect,omitempty"`
 	Message    *MessageBlock    `json:"message,omitempty"`
@@ -232,13 +232,13 @@ type EventData struct {
 	Report     *ReportBlock     `json:"report,omitempty"`
 	Account    *AccountBlock    `json:"account,omitempty"`
 	Post       *PostBlock       `json:"post,omitempty"`
-	// Manual marks a call_booked fired by PATCH /prospects/{id} outcome=booked (rule 6.2.4).
+	// Manual marks a call_booked fired by PATCH /prospects/{id} outcome=booked.
 	Manual bool `json:"manual,omitempty"`
-	// Test marks a sample sent by a destination's Test button (decisions §5); receivers must not act on it.
+	// Test marks a sample sent by a destination's Test button; receivers must not act on it.
 	Test bool `json:"test,omitempty"`
 }
 
-// blocks lists the names of the blocks present, in §6.3 order.
+// blocks lists the names of the blocks present, in the documented order.
 func (d EventData) blocks() []string {
 	present := []struct {
 		name string
@@ -259,7 +259,7 @@ func (d EventData) blocks() []string {
 }
 
 // ProspectBlock is the person an event is about. Unlike the API's person block (2.3), an unknown
-// field is omitted rather than null (§6.3); the empty string and nil mean unknown.
+// field is omitted rather than null; the empty string and nil mean unknown.
 type ProspectBlock struct {
 	Name        string `json:"name,omitempty"`
 	LinkedInURL string `json:"linkedin_url,omitempty"`
@@ -314,7 +314,7 @@ type CampaignBlock struct {
 	Name string `json:"name"`
 	// Stats is required on campaign_started and campaign_completed. Producers of other kinds may
 	// leave it out: storage fills it in when the event's transaction commits, so every committed
-	// event with a campaign block carries it (api-v1 §6.3).
+	// event with a campaign block carries it.
 	Stats *CampaignStats `json:"stats,omitempty"`
 }
 
@@ -432,7 +432,7 @@ type PostBlock struct {
 
 // Validate checks an event against the catalog before it enters the outbox, so a producer's
 // mistake fails its own transaction instead of reaching every receiver. It checks the envelope,
-// that exactly the kind's blocks are present, and the per-kind facts the contract names.
+// that exactly the kind's blocks are present, and the per-kind facts docs/api.md names.
 func (e Event) Validate() error {
 	spec, ok := lookupKind(e.Kind)
 	if !ok {
@@ -543,7 +543,7 @@ func (d EventData) kindProblem(k EventKind) string {
 const sampleBaseURL = "https://app.example.com"
 
 // SampleEvent builds a realistic event of kind k with made-up people and numbers, marked Test
-// (decisions §5): the Test button sends it, and tests use it to check every kind end to end.
+// (data.test = true): the Test button sends it, and tests use it to check every kind end to end.
 // Its ids are fresh, so two samples are never collapsed as duplicates. An unknown kind yields
 // an event that fails Validate.
 func SampleEvent(k EventKind, orgID string, at time.Time) Event {

@@ -144,7 +144,7 @@ func TestValidateRejects(t *testing.T) {
 		})
 	}
 
-	// Optional blocks may be absent: a needs_human outside any campaign is valid (rule 6.2.2).
+	// Optional blocks may be absent: a needs_human outside any campaign is valid (needs_human is not limited to campaign people).
 	ev := SampleEvent(EventNeedsHuman, "org_1", sampleAt)
 	ev.Data.Campaign = nil
 	if err := ev.Validate(); err != nil {

@@ -26,7 +26,7 @@ type RangeRule struct {
 	Max *int `json:"max,omitempty"`
 }
 
-// HardFilters is the inner structure of meta.hard_filters (the contract leaves it open; this is
+// HardFilters is the inner structure of meta.hard_filters (this is
 // outreachd's, documented in docs/api.md). A rule that is absent does not filter.
 type HardFilters struct {
 	Locations        *TermRule  `json:"locations,omitempty"`

@@ -1,6 +1,6 @@
 package outreach
 
-// The intake URL (api-v1 §4.20) is fed by no-code tools and spreadsheet exports whose column
+// The intake URL is fed by no-code tools and spreadsheet exports whose column
 // names and body shapes we do not control. The parser is therefore forgiving about names,
 // shapes and value types, turns every row into the same LeadInput the keyed push uses, and
 // reports a row it cannot read instead of failing the whole call — only a body that is not
@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 )
 
-// MaxIntakeRows is the most rows one intake call may carry (api-v1 §8), the same as a push.
+// MaxIntakeRows is the most rows one intake call may carry, the same as a push.
 const MaxIntakeRows = 100
 
 // IntakeResult is the parsed body: one row per person, in input order.
@@ -32,7 +32,7 @@ type IntakeRow struct {
 }
 
 // intakeFields maps squashed names (see squashFieldName) to canonical fields; it is the
-// table of api-v1 §4.20 and deliberately no wider, so that what a column means is documented.
+// table in docs/api.md ("The intake URL") and deliberately no wider, so that what a column means is documented.
 var intakeFields = map[string]string{
 	"linkedinurl": "profile", "linkedin": "profile", "profileurl": "profile", "url": "profile",
 	"link": "profile", "publicidentifier": "profile", "personlinkedinurl": "profile",

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on the free-form data a client may attach to a lead (api-v1 §2.4, §8). They keep
+// Limits on the free-form data a client may attach to a lead. They keep
 // the column small enough to store inline and to echo in events without surprising anyone.
 const (
 	MaxLeadDataPairs    = 20

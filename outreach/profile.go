@@ -1,6 +1,6 @@
 package outreach
 
-// Lead keys (api-v1 §4.13 rule 1): a lead is keyed on campaign plus LinkedIn profile, and
+// Lead keys: a lead is keyed on campaign plus LinkedIn profile, and
 // clients write the same profile in many ways. Everything that dedupes, blacklists or matches
 // people goes through NormalizeProfile so that every spelling of one person has one key; a
 // second spelling that slipped through would mean contacting someone twice, which is the one
@@ -32,7 +32,7 @@ type Profile struct {
 	// MemberID is the ACo… id or the numeric member id; "" when a handle is known.
 	MemberID string
 	// URL is https://www.linkedin.com/in/<handle>, built only from a real /in/ handle so it
-	// is always a working link (api-v1 §2.3); "" for member ids.
+	// is always a working link; "" for member ids.
 	URL string
 }
 
@@ -244,7 +244,7 @@ func isLinkedInHost(h string) bool {
 	return len(sub) == 2 && sub[0] >= 'a' && sub[0] <= 'z' && sub[1] >= 'a' && sub[1] <= 'z'
 }
 
-// Company matching (api-v1 §4.15): a company blacklist entry must catch a lead whether the
+// Company matching: a company blacklist entry must catch a lead whether the
 // entry or the lead names the company by its LinkedIn page or by its name, and names arrive
 // as "ACME, Inc.", "Acme Inc" or "acme". The normalizers below give one spelling per company.
 
@@ -312,7 +312,7 @@ func ParseCompanyURL(s string) (slug string, ok bool) {
 	return foldCase(slug), true
 }
 
-// Blacklist entry types (api-v1 §2.10).
+// Blacklist entry types.
 const (
 	BlacklistAccount = "account"
 	BlacklistCompany = "company"

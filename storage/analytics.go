@@ -11,10 +11,10 @@ import (
 )
 
 // SentimentSplitFrom is the first UTC day on which replies are split into positive and negative
-// in the daily analytics (api-v1 §4.9); replies before it count only in replies.
+// in the daily analytics; replies before it count only in replies.
 var SentimentSplitFrom = time.Date(2026, 7, 2, 0, 0, 0, 0, time.UTC)
 
-// OrgTotals is the organization analytics of api-v1 §2.9, all time.
+// OrgTotals is the organization analytics of GET /analytics, all time.
 type OrgTotals struct {
 	Campaigns         int
 	TotalProspects    int
@@ -70,7 +70,7 @@ type DailyQuery struct {
 	AccountID  string
 }
 
-// DailyRow is one UTC day of api-v1 §2.8.
+// DailyRow is one UTC day of GET /analytics/daily.
 type DailyRow struct {
 	Day                 time.Time
 	InvitesSent         int64

@@ -10,7 +10,7 @@ import (
 	"outreachd/storage"
 )
 
-// Every event tied to a campaign carries the campaign's stats as of its transaction (api-v1 §6.3
+// Every event tied to a campaign carries the campaign's stats as of its transaction (docs/api.md
 // lists them among the campaign block's fields), whichever code emitted it: the prospect counts
 // by status, and the activity counters from the daily rollup.
 func TestEventsCarryCampaignStats(t *testing.T) {

@@ -192,7 +192,7 @@ type statusCount struct {
 }
 
 // ListCampaigns returns every campaign of the organization, newest first, with prospect counts.
-// The list is not paginated (api-v1 §4.3 states no parameters); an organization has tens of
+// The list is not paginated (GET /campaigns takes no parameters); an organization has tens of
 // campaigns, not thousands.
 func (s *Store) ListCampaigns(ctx context.Context, orgID string) ([]Campaign, error) {
 	return s.listCampaigns(ctx, orgID, 0, 0)
@@ -376,7 +376,7 @@ func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status
 }
 
 // Activity kinds the campaign stats count, named after the counters of the daily analytics row
-// (api-v1 §2.8). Bookings and conversions are also written by PATCH /prospects/{id}.
+// (GET /analytics/daily). Bookings and conversions are also written by PATCH /prospects/{id}.
 const (
 	ActivityInviteSent         = "invite_sent"
 	ActivityConnectionAccepted = "connection_accepted"
@@ -408,7 +408,7 @@ func campaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outre
 }
 
 // fillCampaignStats gives every campaign block of tx's events that has no stats the campaign's
-// lifetime totals as of this transaction, computed once per campaign: api-v1 §6.3 lists stats
+// lifetime totals as of this transaction, computed once per campaign: docs/api.md lists stats
 // among the campaign block's fields, so every event tied to a campaign carries them, whichever
 // code emitted it.
 func fillCampaignStats(ctx context.Context, tx *Tx) error {

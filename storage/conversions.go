@@ -13,7 +13,7 @@ import (
 	"outreachd/outreach"
 )
 
-// Conversion is one client conversion event (api-v1 §2.11). ProfileKey is the lead key of
+// Conversion is one client conversion event. ProfileKey is the lead key of
 // LinkedInID when it could be read, and Email is already lower-cased; both are only used to
 // find the prospect the conversion is about.
 type Conversion struct {

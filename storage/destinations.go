@@ -13,7 +13,7 @@ import (
 	"outreachd/outreach"
 )
 
-// MaxDestinationsPerOrg is the contract's limit (api-v1 §8): the eleventh is refused.
+// MaxDestinationsPerOrg is the documented limit: the eleventh is refused.
 const MaxDestinationsPerOrg = 10
 
 // Destination kinds (the CHECK of 010_delivery.sql).

@@ -65,7 +65,7 @@ func (tx *Tx) ClaimDigest(ctx context.Context, orgID string, day, now time.Time)
 	return tag.RowsAffected() == 1, err
 }
 
-// PeriodCounts sums the eight daily counters (api-v1 §2.8) of an organization's campaign
+// PeriodCounts sums the eight daily counters of an organization's campaign
 // activity over the UTC days from..to inclusive.
 func (tx *Tx) PeriodCounts(ctx context.Context, orgID string, from, to time.Time) (outreach.ReportStats, error) {
 	var st outreach.ReportStats

@@ -15,7 +15,7 @@ type InboxAccount struct {
 }
 
 // InboxAccounts returns the organization's first n connected LinkedIn accounts, oldest first
-// (api-v1 §4.12: the first five). A rate-limited seat can still read its inbox, so it counts;
+// (the first five). A rate-limited seat can still read its inbox, so it counts;
 // a disconnected one cannot.
 func (s *Store) InboxAccounts(ctx context.Context, orgID string, n int) ([]InboxAccount, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, provider_account_id FROM linkedin_accounts
@@ -162,7 +162,7 @@ func stopReplies(ctx context.Context, tx *Tx, orgID string, m personMatch, now t
 	return int(tag.RowsAffected()), nil
 }
 
-// StopPeople applies POST /inbox/stop to every ref in one transaction (api-v1 §3.4): replies
+// StopPeople applies POST /inbox/stop to every ref in one transaction: replies
 // stop in the person's chats, open follow-ups close, and each running sequence pauses with its
 // position kept (next_step_at moves to paused_next_step_at; current_step and membership stay),
 // so undoing in the application resumes exactly where it stopped. Pending drafts are left as
@@ -199,8 +199,8 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 	return out, nil
 }
 
-// BlockPeople applies POST /inbox/block to every ref in one transaction (api-v1 §3.4,
-// decisions §4): each person becomes an account entry of the do-not-contact list with reason
+// BlockPeople applies POST /inbox/block to every ref in one transaction:
+// each person becomes an account entry of the do-not-contact list with reason
 // (an existing entry is kept as it is), replies stop, follow-ups close, pending drafts are
 // dismissed, open needs-human items are resolved, and every prospect row of theirs whose
 // sequence is still running is ended with status opted_out. The rows stay, so history and

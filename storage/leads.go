@@ -13,7 +13,7 @@ import (
 	"outreachd/outreach"
 )
 
-// Reasons a pushed lead is rejected at once (api-v1 §4.13).
+// Reasons a pushed lead is rejected at once.
 const (
 	RejectInvalidLinkedInURL = "invalid_linkedin_url"
 	RejectDuplicateInRequest = "duplicate_in_request"
@@ -32,7 +32,7 @@ const (
 	EnrichmentSkipped  = "skipped"
 )
 
-// Source labels of decisions §4 for leads that carry no label of their own.
+// Source labels for leads that carry no label of their own.
 const (
 	SourceAPI       = "api"
 	SourceIntakeURL = "intake_url"
@@ -92,7 +92,7 @@ type pushCandidate struct {
 }
 
 // PushLeads adds leads to a campaign in one transaction: either every accepted lead, every
-// hard-filter rejection and their events are written, or nothing is. The rules of §4.13 apply
+// hard-filter rejection and their events are written, or nothing is. The rules of a push (docs/api.md) apply
 // per lead in this order: profile, duplicate_in_request, blacklisted,
 // already_in_another_campaign, re-send of a lead the campaign holds, hard_filter. The database
 // work is a fixed number of statements whatever the number of leads.

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// NeedsHumanItem is one open item of the needs-human queue (api-v1 §2.5) with the person block
+// NeedsHumanItem is one open item of the needs-human queue with the person block
 // of its prospect (all nil when the item has no prospect).
 type NeedsHumanItem struct {
 	ID           string

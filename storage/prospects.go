@@ -178,7 +178,7 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 	return applied, nil
 }
 
-// recordBooking writes the booking activity and the manual call_booked event (api-v1 rule 6.2.4).
+// recordBooking writes the booking activity and the manual call_booked event.
 func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
 		VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, ActivityBooking, at); err != nil {
@@ -197,7 +197,7 @@ func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error 
 	return nil
 }
 
-// outcomeProspectBlock is the prospect block of an event (api-v1 §6.3): unknown fields omitted.
+// outcomeProspectBlock is the prospect block of an event: unknown fields omitted.
 func outcomeProspectBlock(p Prospect) *outreach.ProspectBlock {
 	str := func(v *string) string {
 		if v == nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// StalledLead is one item of GET /stalled-leads (api-v1 §2.6).
+// StalledLead is one item of GET /stalled-leads.
 type StalledLead struct {
 	ID             string
 	CampaignID     string

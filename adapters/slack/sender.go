@@ -43,7 +43,7 @@ type Config struct {
 	// APIURL is the Web API root that "chat.postMessage" is appended to; slack.APIURL by
 	// default, a local server in tests.
 	APIURL string
-	// UserAgent is sent with every request (decisions §5: every delivery carries one);
+	// UserAgent is sent with every request (every delivery carries one);
 	// webhook.DefaultUserAgent by default, as on HTTPS destinations.
 	UserAgent string
 }
@@ -155,7 +155,7 @@ func (s *Sender) Send(ctx context.Context, dest Target, ev outreach.Event) (Resu
 	if err == nil {
 		return res, nil
 	}
-	// slack-go counts only 200 as success; the contract counts any 2xx.
+	// slack-go counts only 200 as success; outreachd counts any 2xx.
 	var sce slack.StatusCodeError
 	if errors.As(err, &sce) && sce.Code >= 200 && sce.Code < 300 {
 		return res, nil

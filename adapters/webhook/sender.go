@@ -20,7 +20,7 @@ import (
 // Config tunes the sender. Zero values take the defaults below.
 type Config struct {
 	// Timeout bounds one attempt from dial to the end of the body excerpt
-	// (DELIVERY_TIMEOUT; the contract says 10 s).
+	// (DELIVERY_TIMEOUT; 10 s by default).
 	Timeout time.Duration
 	// AllowPrivate disables the SSRF guard (ALLOW_PRIVATE_DESTINATIONS).
 	AllowPrivate bool
@@ -35,7 +35,7 @@ type Config struct {
 	MaxConnsPerHost int
 }
 
-// DefaultUserAgent identifies the service to every receiver, webhook or Slack (decisions §5).
+// DefaultUserAgent identifies the service to every receiver, webhook or Slack.
 const DefaultUserAgent = "outreachd-webhooks/1"
 
 const (

@@ -26,7 +26,7 @@ type adminEnv struct {
 // object to print.
 type adminCommand func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error)
 
-// adminCommands lists the operator CLI of decisions.md §2 (binding).
+// adminCommands lists the operator CLI (docs/operations.md); scripts rely on its output as documented.
 func adminCommands() map[string]adminCommand {
 	return map[string]adminCommand{
 		"org create":                 adminOrgCreate,

@@ -7,7 +7,7 @@ import (
 	"outreachd/outreach"
 )
 
-// adminCampaignSetStatus is `admin campaign set-status --campaign C --status S` (decisions §2):
+// adminCampaignSetStatus is `admin campaign set-status --campaign C --status S`:
 // the application's launch, pause, complete and archive buttons. Launching is `active`.
 func adminCampaignSetStatus(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
 	campaign := fs.String("campaign", "", "campaign id")

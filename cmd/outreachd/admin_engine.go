@@ -11,7 +11,7 @@ import (
 	"outreachd/outreach"
 )
 
-// Operator commands of the outreach engine (decisions §2): connecting a LinkedIn seat on the
+// Operator commands of the outreach engine: connecting a LinkedIn seat on the
 // configured provider and `simulate ...`, which reports what LinkedIn would. A simulate
 // command files a report in the same inbox the provider's reports enter (provider_reports);
 // a serving engine re-enacts it on its simulator and handles it, or, with no engine serving,

@@ -13,7 +13,7 @@ import (
 	"outreachd/storage"
 )
 
-// Config is every setting of the service, read once from the environment (decisions.md §1).
+// Config is every setting of the service, read once from the environment (README.md lists them).
 type Config struct {
 	DatabaseURL              string
 	HTTPAddr                 string

@@ -57,7 +57,7 @@ type Operation struct {
 // Response objects are closed before compiling: every object schema that declares its
 // properties, and every allOf composition, gets unevaluatedProperties: false unless it says
 // otherwise, is an allOf member, or is marked x-outreachd-mixin. The published document stays
-// open (clients must ignore new fields, api-v1 §9); the tests hold the server to exactly the
+// open (clients must ignore new fields, docs/api.md, "Versioning"); the tests hold the server to exactly the
 // documented fields.
 func LoadOpenAPI(t testing.TB) *OpenAPI {
 	t.Helper()
