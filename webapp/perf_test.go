@@ -129,4 +129,3 @@ func seedDeliveries(t testing.TB, e *env, orgID string) []string {
 
 	return dests
 }
-
