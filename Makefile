@@ -20,9 +20,10 @@ run: build
 	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) ALLOW_PRIVATE_DESTINATIONS=$(ALLOW_PRIVATE_DESTINATIONS) \
 	  bin/outreachd serve --demo
 
+# The browser tests' Chromium is found (or installed) once here, before packages test in parallel.
 test: build
 	$(GO) vet ./...
-	DATABASE_URL="$(DB)" $(GO) test -count=1 -timeout 12m ./...
+	DATABASE_URL="$(DB)" CHROMIUM="$$(scripts/chromium.sh)" $(GO) test -count=1 -timeout 12m ./...
 
 # A short run of every fuzz target (the seeds also run in make test).
 fuzz:
