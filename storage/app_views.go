@@ -86,31 +86,6 @@ func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []s
 	return out, rows.Err()
 }
 
-// LatestAttempts returns the newest attempt of each of destIDs (tests included), like
-// LastAttempts, but as one index probe per destination (delivery_attempts_dest_at) rather than
-// a sort of every attempt of the organization, so it costs the same with a hundred attempts or
-// a million.
-func (s *Store) LatestAttempts(ctx context.Context, orgID string, destIDs []string) (map[string]AttemptLogEntry, error) {
-	out := make(map[string]AttemptLogEntry, len(destIDs))
-	if len(destIDs) == 0 {
-		return out, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM unnest($2::text[]) AS want(dest_id)
-		CROSS JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.destination_id = want.dest_id AND a.org_id = $1
-			ORDER BY a.at DESC, a.id DESC LIMIT 1) last`, orgID, destIDs)
-	if err != nil {
-		return nil, fmt.Errorf("latest attempts: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
-	if err != nil {
-		return nil, fmt.Errorf("latest attempts: %w", err)
-	}
-	for _, a := range list {
-		out[a.DestinationID] = a
-	}
-	return out, nil
-}
-
 // AttemptFilter narrows a destination's attempt log; zero fields do not filter. Outcome is
 // "delivered" (2xx) or "failed".
 type AttemptFilter struct {

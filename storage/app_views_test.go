@@ -70,11 +70,11 @@ func TestAttemptViews(t *testing.T) {
 		t.Fatal("another organization reads the health")
 	}
 
-	last, err := st.LatestAttempts(ctx, org, []string{d.ID})
+	last, err := st.LastAttempts(ctx, org, []string{d.ID})
 	if err != nil || last[d.ID].Trigger != storage.TriggerTest {
 		t.Fatalf("latest attempt = %+v, %v; want the test send", last[d.ID], err)
 	}
-	if l, _ := st.LatestAttempts(ctx, other, []string{d.ID}); len(l) != 0 {
+	if l, _ := st.LastAttempts(ctx, other, []string{d.ID}); len(l) != 0 {
 		t.Fatal("another organization reads the latest attempt")
 	}
 

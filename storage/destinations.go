@@ -351,10 +351,11 @@ func (s *Store) LastAttempts(ctx context.Context, orgID string, destIDs []string
 	if len(destIDs) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM (
-		SELECT DISTINCT ON (destination_id) * FROM delivery_attempts
-		WHERE org_id = $1 AND destination_id = ANY($2)
-		ORDER BY destination_id, at DESC, id DESC) last`, orgID, destIDs)
+	// One index probe per destination (migration 042's index): a DISTINCT ON over the
+	// organization's attempts sorted them all (≈ 300 ms with 100,000 attempts).
+	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM unnest($2::text[]) AS want(dest_id)
+		CROSS JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.destination_id = want.dest_id AND a.org_id = $1
+			ORDER BY a.at DESC, a.id DESC LIMIT 1) last`, orgID, destIDs)
 	if err != nil {
 		return nil, fmt.Errorf("last attempts: %w", err)
 	}

@@ -3,12 +3,10 @@ package webapp_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,31 +18,6 @@ import (
 	"outreachd/internal/testenv"
 )
 
-// The browser tests drive Debian's chromium, headless, through chromedp. scripts/chromium.sh
-// finds it or installs it (as scripts/db.sh does for PostgreSQL).
-
-var (
-	chromiumOnce sync.Once
-	chromiumPath string
-	chromiumErr  error
-)
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	chromiumOnce.Do(func() {
-		out, err := exec.Command(filepath.Join(testenv.RepoRoot(), "scripts", "chromium.sh")).Output()
-		if err != nil {
-			chromiumErr = fmt.Errorf("scripts/chromium.sh: %w", err)
-			return
-		}
-		chromiumPath = strings.TrimSpace(string(out))
-	})
-	if chromiumErr != nil {
-		t.Fatalf("no Chromium for the browser tests: %v", chromiumErr)
-	}
-	return chromiumPath
-}
-
 // browser is one headless Chromium for a whole test, with a fresh profile.
 type browser struct {
 	t     *testing.T
@@ -55,24 +28,7 @@ type browser struct {
 
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc() // kills the browser process and removes nothing else
-	})
+	ctx := testenv.Browser(t, 1280, 900)
 	b := &browser{t: t, ctx: ctx, base: base, shots: filepath.Join(t.TempDir(), "shots")}
 	if err := os.MkdirAll(b.shots, 0o755); err != nil {
 		t.Fatal(err)

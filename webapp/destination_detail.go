@@ -140,7 +140,7 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 		a.fail(w, r, err)
 		return
 	}
-	last, err := a.store.LatestAttempts(ctx, u.OrgID, []string{d.ID})
+	last, err := a.store.LastAttempts(ctx, u.OrgID, []string{d.ID})
 	if err != nil {
 		a.fail(w, r, err)
 		return

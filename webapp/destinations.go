@@ -83,7 +83,7 @@ func (a *App) loadDestinations(r *http.Request, orgID string) ([]destRow, error)
 	for i, d := range list {
 		ids[i] = d.ID
 	}
-	last, err := a.store.LatestAttempts(ctx, orgID, ids)
+	last, err := a.store.LastAttempts(ctx, orgID, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,17 +12,6 @@ import (
 
 	"outreachd/internal/testenv"
 )
-
-// chromiumPath is the Chromium the browser tests drive: scripts/chromium.sh finds it or installs
-// Debian's package (as scripts/db.sh does for PostgreSQL).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command(filepath.Join(testenv.RepoRoot(), "scripts", "chromium.sh")).Output()
-	if err != nil {
-		t.Fatalf("no Chromium for the browser test: scripts/chromium.sh: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // screenshotDir keeps screenshots where a person can look at them: $APP_SHOTS_DIR when
 // set, else the test's temporary folder.
@@ -45,16 +32,9 @@ func screenshotDir(t *testing.T) string {
 // Connected assistants page.
 func TestOAuthConsentInBrowser(t *testing.T) {
 	t.Parallel()
-	exe := chromiumPath(t)
 	rt := newRoundTrip(t)
 	shots := screenshotDir(t)
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1100, 900))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
+	ctx := testenv.Browser(t, 1100, 900)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	defer cancelTimeout()
 
