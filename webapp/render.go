@@ -42,6 +42,8 @@ func (a *App) funcs() template.FuncMap {
 			return ""
 		},
 		"iso": func(t time.Time) string { return outreach.FormatTime(t) },
+		// reasonLabel is the plain-English reason of a needs-human item (the API's reason_label).
+		"reasonLabel": func(r string) string { return outreach.NeedsHumanReason(r).Label() },
 		"ago": func(t time.Time) string { return ago(a.now().Sub(t)) },
 		"deref": func(s *string) string {
 			if s == nil {
