@@ -44,7 +44,7 @@ func (a *App) funcs() template.FuncMap {
 		"iso": func(t time.Time) string { return outreach.FormatTime(t) },
 		// reasonLabel is the plain-English reason of a needs-human item (the API's reason_label).
 		"reasonLabel": func(r string) string { return outreach.NeedsHumanReason(r).Label() },
-		"ago": func(t time.Time) string { return ago(a.now().Sub(t)) },
+		"ago":         func(t time.Time) string { return ago(a.now().Sub(t)) },
 		"deref": func(s *string) string {
 			if s == nil {
 				return ""
