@@ -60,9 +60,7 @@ const outboxOffsetsTable = `"watermill_offsets_events"`
 // cursor after. A pending delivery is never removed, however old. Each organization's latest
 // removed created_at is kept in delivery_retention, for resend and recover to say what is gone.
 func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
-	var b PruneBatch
-	var next *string
-	err := s.async.QueryRow(ctx, `
+	return s.pruneAfter(ctx, "prune deliveries", `
 WITH head AS (
     SELECT id, created_at FROM deliveries WHERE id > $1 ORDER BY id LIMIT $2
 ), gone AS (
@@ -77,14 +75,7 @@ WITH head AS (
 )
 SELECT (SELECT count(*) FROM gone), (SELECT max(id) FROM head),
        (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE created_at >= $3)`,
-		after, limit, cutoff).Scan(&b.Deleted, &next, &b.Done)
-	if err != nil {
-		return b, fmt.Errorf("prune deliveries: %w", err)
-	}
-	if next != nil {
-		b.Next = *next
-	}
-	return b, nil
+		after, limit, cutoff)
 }
 
 // PruneAttempts removes attempts made before cutoff — test sends, and attempts of deliveries
@@ -121,9 +112,7 @@ SELECT (SELECT count(*) FROM gone), coalesce((SELECT max(id) FROM head), $1),
 // PrunePayloads removes event payloads stored before cutoff that no delivery refers to any more,
 // from the limit rows after the cursor after (an event id).
 func (s *Store) PrunePayloads(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
-	var b PruneBatch
-	var next *string
-	err := s.async.QueryRow(ctx, `
+	return s.pruneAfter(ctx, "prune payloads", `
 WITH head AS (
     SELECT event_id, created_at FROM delivery_payloads WHERE event_id > $1 ORDER BY event_id LIMIT $2
 ), gone AS (
@@ -134,14 +123,7 @@ WITH head AS (
 )
 SELECT (SELECT count(*) FROM gone), (SELECT max(event_id) FROM head),
        (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE created_at >= $3)`,
-		after, limit, cutoff).Scan(&b.Deleted, &next, &b.Done)
-	if err != nil {
-		return b, fmt.Errorf("prune payloads: %w", err)
-	}
-	if next != nil {
-		b.Next = *next
-	}
-	return b, nil
+		after, limit, cutoff)
 }
 
 // PruneOutbox removes outbox rows written before cutoff that every consumer group has already
@@ -212,4 +194,19 @@ func (s *Store) recoverPastRetention(ctx context.Context, orgID string, from tim
 	}
 	return fmt.Errorf("from: deliveries of this organization created up to %s were removed with their payloads after the retention period (RETENTION_ATTEMPTS) and cannot be recovered; use a from after %s: %w",
 		outreach.FormatTime(removed), outreach.FormatTime(removed), outreach.ErrPastRetention)
+}
+
+// pruneAfter runs one batch statement of a pass that walks its table by a text cursor: q takes
+// the cursor ($1), the batch size ($2) and the cutoff ($3) and answers the rows removed, the
+// batch's last key and whether the pass is done.
+func (s *Store) pruneAfter(ctx context.Context, what, q string, after string, limit int, cutoff time.Time) (PruneBatch, error) {
+	var b PruneBatch
+	var next *string
+	if err := s.async.QueryRow(ctx, q, after, limit, cutoff).Scan(&b.Deleted, &next, &b.Done); err != nil {
+		return b, fmt.Errorf("%s: %w", what, err)
+	}
+	if next != nil {
+		b.Next = *next
+	}
+	return b, nil
 }
