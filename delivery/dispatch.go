@@ -14,17 +14,12 @@ type claimed struct {
 	retries bool
 }
 
-// destQueue is one destination's local state: its sends in flight (at most perDest), the
-// claimed deliveries waiting for one of its slots, oldest due first, and the deliveries the
-// fan-out has reserved room for in a transaction not yet committed.
+// destQueue is one destination's local state: its sends in flight (at most perDest) and the
+// claimed deliveries waiting for one of its slots, oldest due first.
 type destQueue struct {
 	inFlight int
 	queue    []claimed
-	reserved int
 }
-
-// waiting is what occupies the destination's queue, committed or about to be.
-func (d *destQueue) waiting() int { return len(d.queue) + d.reserved }
 
 // sched holds what this process has claimed: per destination, the sends in flight and a bounded
 // local queue. A send that finishes hands its slot straight to the next queued delivery of its
@@ -34,12 +29,6 @@ func (d *destQueue) waiting() int { return len(d.queue) + d.reserved }
 // covers (Config.Lease). Per budget, held counts claimed rows not yet finished (in flight or
 // queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
 // starves fresh events of claims.
-//
-// The fan-out also feeds it directly: while it writes a batch's deliveries it reserves room for
-// them (reserve), writes the reserved ones already leased, and hands them over once its
-// transaction commits (addReserved) or gives the room back (unreserve). A reservation counts as a
-// queued first attempt for the saturation test and the first-attempt budget, so the bounds above
-// hold with both feeds.
 type sched struct {
 	perDest  int
 	caps     [2]int // FirstAttemptSlots, RetrySlots
@@ -47,7 +36,6 @@ type sched struct {
 	dests    map[string]*destQueue
 	held     [2]int
 	running  [2]int
-	reserved int // reservations of all destinations (first-attempt budget)
 	closed   bool
 	wg       sync.WaitGroup
 	freed    [2]chan struct{} // wakes the claim loops: room opened in a queue or a budget
@@ -71,76 +59,12 @@ func (s *sched) state(retries bool) (held, running int, saturated []string) {
 	defer s.mu.Unlock()
 	saturated = []string{}
 	for id, d := range s.dests {
-		if d.waiting() >= s.perDest {
+		if len(d.queue) >= s.perDest {
 			saturated = append(saturated, id)
 		}
 	}
 	b := budgetIndex(retries)
-	held = s.held[b]
-	if !retries {
-		held += s.reserved
-	}
-	return held, s.running[b], saturated
-}
-
-// reserve makes room for one first attempt of destination id that the fan-out is writing, if the
-// destination is not saturated and the first-attempt budget has room; false means the delivery
-// is left to the claims.
-func (s *sched) reserve(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.held[0]+s.reserved >= s.caps[0] {
-		return false
-	}
-	d := s.dests[id]
-	if d == nil {
-		d = &destQueue{}
-		s.dests[id] = d
-	}
-	if d.waiting() >= s.perDest {
-		return false
-	}
-	d.reserved++
-	s.reserved++
-	return true
-}
-
-// unreserve gives back a reservation whose delivery was not written (collapsed, already there,
-// or its transaction rolled back).
-func (s *sched) unreserve(id string) {
-	s.mu.Lock()
-	s.unreserveLocked(id)
-	s.mu.Unlock()
-	s.signal()
-}
-
-func (s *sched) unreserveLocked(id string) {
-	d := s.dests[id]
-	if d == nil || d.reserved == 0 {
-		return
-	}
-	d.reserved--
-	s.reserved--
-	if d.inFlight <= 0 && len(d.queue) == 0 && d.reserved == 0 {
-		delete(s.dests, id)
-	}
-}
-
-// addReserved turns reservations into claimed first attempts (their transaction committed) and
-// returns the ones to start now, like add. After close it starts nothing and returns the
-// deliveries in left, for the caller to release.
-func (s *sched) addReserved(cs []storage.ClaimedDelivery) (start []claimed, left []storage.ClaimedDelivery) {
-	s.mu.Lock()
-	for _, c := range cs {
-		s.unreserveLocked(c.Target.ID)
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return nil, cs
-	}
-	start = s.addLocked(false, cs)
-	s.mu.Unlock()
-	return start, nil
+	return s.held[b], s.running[b], saturated
 }
 
 // signal wakes both claim loops.
@@ -199,19 +123,15 @@ func (s *sched) done(it claimed) (next claimed, ok bool) {
 		d.queue = d.queue[1:]
 		s.running[budgetIndex(next.retries)]++
 		// Half the queue drained: room for a claim's worth of this destination again.
-		wake = d.waiting() == s.perDest/2
+		wake = len(d.queue) == s.perDest/2
 	} else {
-		if d.inFlight--; d.inFlight <= 0 && len(d.queue) == 0 && d.reserved == 0 {
+		if d.inFlight--; d.inFlight <= 0 && len(d.queue) == 0 {
 			delete(s.dests, it.c.Target.ID)
 		}
 		wake = true // a slot is idle: anything due for this destination can start now
 	}
 	// The budget has room for a claim's worth again.
-	held := s.held[b]
-	if b == 0 {
-		held += s.reserved
-	}
-	wake = wake || held == s.caps[b]-min(s.perDest, s.caps[b])
+	wake = wake || s.held[b] == s.caps[b]-min(s.perDest, s.caps[b])
 	s.mu.Unlock()
 	s.wg.Done()
 	if wake {
@@ -234,7 +154,7 @@ func (s *sched) close() []claimed {
 			out = append(out, it)
 		}
 		d.queue = nil
-		if d.inFlight <= 0 && d.reserved == 0 {
+		if d.inFlight <= 0 {
 			delete(s.dests, id)
 		}
 	}

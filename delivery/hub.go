@@ -1,12 +1,13 @@
-// Package delivery is the event-delivery hub: it turns the events the API commits to the
-// PostgreSQL outbox into deliveries (fan-out), sends them to each organization's destinations
-// (dispatch), retries on the configured schedule, records every attempt, and exports the metrics
-// operators watch.
+// Package delivery is the event-delivery hub: it sends the deliveries that business transactions
+// commit together with their events (storage fans every event out to its organization's matching
+// destinations before the commit) to each destination (dispatch), retries on the configured
+// schedule, records every attempt, and exports the metrics operators watch.
 //
-// It must never make an HTTP call from inside the outbox subscriber: the fan-out only writes rows,
-// in the subscriber's own transaction, and dispatchers send them from their own goroutines with a
-// cap per destination, so one slow or dead destination can only ever hold its own slots. The design
-// and its reasons are in docs/decisions/delivery.md.
+// Every process on the database runs the same loops: it hears of new deliveries by NOTIFY,
+// claims due ones with FOR UPDATE SKIP LOCKED, and sends them from its own goroutines with a cap
+// per destination, so one slow or dead destination can only ever hold its own slots, and no
+// transaction is open while anything is sent. The design and its reasons are in
+// docs/decisions/delivery.md.
 package delivery
 
 import (
@@ -66,12 +67,9 @@ type Config struct {
 	Lease time.Duration
 	// DedupeWindow is how long identical payloads to one destination collapse (24 h).
 	DedupeWindow time.Duration
-	// IdleWake bounds how long a dispatcher or the fan-out sleeps without a notification; it only
-	// matters when a notification was missed.
+	// IdleWake bounds how long a dispatcher sleeps without a notification; it only matters when
+	// a notification was missed.
 	IdleWake time.Duration
-	// DestinationCacheTTL bounds how long the fan-out trusts its cached destination list of an
-	// organization; changes also invalidate it at once by notification.
-	DestinationCacheTTL time.Duration
 	// StatsInterval is how often the queue gauges are refreshed.
 	StatsInterval time.Duration
 	// Secrets opens sealed secrets; nil means destinations with a secret or a bot token fail.
@@ -115,9 +113,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.IdleWake == 0 {
 		c.IdleWake = time.Second
-	}
-	if c.DestinationCacheTTL == 0 {
-		c.DestinationCacheTTL = 5 * time.Second
 	}
 	if c.StatsInterval == 0 {
 		c.StatsInterval = 5 * time.Second
@@ -169,16 +164,11 @@ type Hub struct {
 	sched    *sched
 	recorder *recorder
 	health   *dbHealth
-	cache    *destinationCache
-	batch    batchState
-	handoff  *handoff
 
-	wakeOutbox, wakeFirst, wakeRetry chan struct{}
+	wakeFirst, wakeRetry chan struct{}
 
 	runMu   sync.Mutex
 	running bool
-	// runCtx is Run's context, for the sends the fan-out starts (startLeased).
-	runCtx context.Context
 }
 
 // NewHub builds the hub. slackSender may be nil (Slack destinations then fail their attempts).
@@ -194,18 +184,19 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	m, err := newMetrics(reg)
+	// The fan-out (in storage) writes this hub's retry budget and duplicate window into every
+	// delivery it creates.
+	store.SetFanoutPolicy(storage.FanoutPolicy{Attempts: len(cfg.RetrySchedule), DedupeWindow: cfg.DedupeWindow})
+	m, err := newMetrics(reg, store.FanoutCounts)
 	if err != nil {
 		return nil, err
 	}
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
 		policy:  policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
-		sched:   newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
-		cache:   newDestinationCache(cfg.DestinationCacheTTL),
-		handoff: newHandoff(),
+		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
-		wakeOutbox: make(chan struct{}, 1), wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
+		wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),
 	}
 	h.health = newDBHealth(cfg.Logger)
 	h.recorder = newRecorder(store, cfg.Logger, h.health, h.wake(h.wakeRetry))
@@ -221,8 +212,7 @@ func (h *Hub) wake(ch chan struct{}) func() {
 	}
 }
 
-// Run runs the listener, the fan-out and the direct hand-off, both dispatch loops, the recorder
-// and the gauges until ctx ends. It then stops taking work, lets the sends in flight finish and
+// Run runs the listener, both dispatch loops, the recorder and the gauges until ctx ends. It then stops taking work, lets the sends in flight finish and
 // records every attempt, within Config.ShutdownGrace (stop).
 func (h *Hub) Run(ctx context.Context) error {
 	h.runMu.Lock()
@@ -235,16 +225,11 @@ func (h *Hub) Run(ctx context.Context) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	h.runCtx = ctx
 	var wg sync.WaitGroup
 	fail := func(name string, err error) {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			cancel(fmt.Errorf("delivery %s: %w", name, err))
 		}
-	}
-	router, err := h.newFanoutRouter()
-	if err != nil {
-		return err
 	}
 	// The recorder outlives ctx: it is stopped by stop, within the grace.
 	recCtx, stopRec := context.WithCancel(context.WithoutCancel(ctx))
@@ -257,28 +242,24 @@ func (h *Hub) Run(ctx context.Context) error {
 		go func() { defer wg.Done(); fail(name, f(ctx)) }()
 	}
 	run("listener", h.listen)
-	run("fan-out", func(ctx context.Context) error { return router.Run(ctx) })
-	run("hand-off", h.runHandoff)
 	run("first-attempt dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, false) })
 	run("retry dispatcher", func(ctx context.Context) error { return h.dispatch(ctx, true) })
 	run("stats", h.stats)
 	<-ctx.Done()
-	h.stop(router, &wg, stopRec, recDone)
+	h.stop(&wg, stopRec, recDone)
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil
 }
 
-// stop is the graceful end of Run, bounded by ShutdownGrace: no new work (the fan-out router is
-// closed and the loops end), the deliveries queued locally are handed back (due at once rather
+// stop is the graceful end of Run, bounded by ShutdownGrace: no new work (the loops end), the deliveries queued locally are handed back (due at once rather
 // than after their lease), the sends in flight finish, and the recorder writes every outcome
 // before it returns. Sends still running when only recordReserve of the grace is left are
 // abandoned: their deliveries stay leased and are sent again after the lease, with the same
 // webhook-id (a receiver that saw the first one drops the second).
-func (h *Hub) stop(router interface{ Close() error }, loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-chan struct{}) {
+func (h *Hub) stop(loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-chan struct{}) {
 	deadline := time.Now().Add(h.cfg.ShutdownGrace)
-	_ = router.Close()
 	loops.Wait()
 	if queued := h.sched.close(); len(queued) > 0 {
 		ids := make([]string, len(queued))

@@ -10,15 +10,10 @@ import (
 	"outreachd/storage"
 )
 
-// Notification channels the hub listens on.
-const (
-	channelOutbox = storage.OutboxChannel // sent by storage after a commit that wrote events (migration 013)
-)
-
-// listen holds one dedicated connection that LISTENs for outbox commits, due deliveries and
-// destination changes, and turns each notification into a wake-up. It reconnects on failure;
-// after a reconnect everything is woken and the destination cache dropped, because
-// notifications sent while it was away are lost.
+// listen holds one dedicated connection that LISTENs for deliveries that became due now (sent by
+// every process's store after a commit that wrote deliveries, and by resend and recover) and
+// turns each notification into a wake-up of the dispatchers. It reconnects on failure; after a
+// reconnect both dispatchers are woken, because notifications sent while it was away are lost.
 func (h *Hub) listen(ctx context.Context) error {
 	backoff := 100 * time.Millisecond
 	for {
@@ -47,34 +42,16 @@ func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range []string{channelOutbox, storage.NotifyDeliveries, storage.DestinationsChannel} {
-		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
-			return fmt.Errorf("listen %s: %w", ch, err)
-		}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{storage.NotifyDeliveries}.Sanitize()); err != nil {
+		return fmt.Errorf("listen %s: %w", storage.NotifyDeliveries, err)
 	}
 	h.health.ok()
 	connected()
-	h.cache.dropAll()
-	h.wakeAll()
 	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
+		h.wake(h.wakeFirst)()
+		h.wake(h.wakeRetry)()
+		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		switch n.Channel {
-		case channelOutbox:
-			h.wake(h.wakeOutbox)()
-		case storage.NotifyDeliveries:
-			h.wake(h.wakeFirst)()
-			h.wake(h.wakeRetry)()
-		case storage.DestinationsChannel:
-			h.cache.drop(n.Payload)
-		}
 	}
-}
-
-func (h *Hub) wakeAll() {
-	h.wake(h.wakeOutbox)()
-	h.wake(h.wakeFirst)()
-	h.wake(h.wakeRetry)()
 }

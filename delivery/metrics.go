@@ -2,6 +2,8 @@ package delivery
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"outreachd/storage"
 )
 
 // Metric results of one attempt (label "result" of outreachd_delivery_attempts_total).
@@ -12,12 +14,6 @@ const (
 	resultTest    = "test"    // a Test-button send, whatever its outcome
 )
 
-// Fan-out paths (label "path" of outreachd_delivery_fanout_events_total).
-const (
-	pathHandoff = "handoff"
-	pathOutbox  = "outbox"
-)
-
 // metrics are the hub's Prometheus series. Every name is listed in dashboards/ and checked there
 // by TestDashboardsNameExportedMetrics.
 type metrics struct {
@@ -25,17 +21,16 @@ type metrics struct {
 	outcomes      *prometheus.CounterVec   // event_kind, destination_kind, outcome (succeeded|failed)
 	duration      *prometheus.HistogramVec // destination_kind
 	lag           prometheus.Histogram
-	events        *prometheus.CounterVec // path: handoff|outbox
-	created       prometheus.Counter
-	collapsed     prometheus.Counter
-	poison        prometheus.Counter
 	queueDepth    *prometheus.GaugeVec // state: due|pending
 	oldestPending prometheus.Gauge
 	failing       *prometheus.GaugeVec // destination_kind
 	inFlight      *prometheus.GaugeVec // budget: first|retry
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+// newMetrics registers the hub's series on reg. The fan-out's totals are the store's counters
+// (the fan-out runs in the business transactions, storage.Store.FanoutCounts): they count what
+// this process committed.
+func newMetrics(reg prometheus.Registerer, fanout func() storage.FanoutCounts) (*metrics, error) {
 	m := &metrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "outreachd_delivery_attempts_total",
@@ -55,22 +50,6 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "From the commit of an event to a destination's 2xx receipt of it.",
 			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200},
 		}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outreachd_delivery_fanout_events_total",
-			Help: "Events fanned out, by path: handoff (by this process right after its own commit) or outbox (read by the outbox consumer).",
-		}, []string{"path"}),
-		created: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outreachd_delivery_fanout_deliveries_total",
-			Help: "Deliveries created by the fan-out (one per event and matching destination).",
-		}),
-		collapsed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outreachd_delivery_fanout_collapsed_total",
-			Help: "Deliveries not created because an identical payload went to the same destination within 24 h.",
-		}),
-		poison: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outreachd_delivery_fanout_unreadable_total",
-			Help: "Outbox messages the fan-out could not read and skipped.",
-		}),
 		queueDepth: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "outreachd_delivery_queue_depth",
 			Help: "Pending deliveries: state=pending all of them (waiting, leased or due), state=due those due now.",
@@ -88,8 +67,17 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Attempts in flight in this process, by budget (first, retry).",
 		}, []string{"budget"}),
 	}
-	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.events, m.created, m.collapsed,
-		m.poison, m.queueDepth, m.oldestPending, m.failing, m.inFlight} {
+	counter := func(name, help string, f func(storage.FanoutCounts) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f(fanout())) })
+	}
+	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.queueDepth, m.oldestPending, m.failing, m.inFlight,
+		counter("outreachd_delivery_fanout_events_total", "Events committed by this process (each fanned out in its own transaction).",
+			func(c storage.FanoutCounts) int64 { return c.Events }),
+		counter("outreachd_delivery_fanout_deliveries_total", "Deliveries created by this process's commits (one per event and matching destination).",
+			func(c storage.FanoutCounts) int64 { return c.Created }),
+		counter("outreachd_delivery_fanout_collapsed_total", "Deliveries not created because an identical payload went to the same destination within 24 h.",
+			func(c storage.FanoutCounts) int64 { return c.Collapsed }),
+	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -101,9 +89,6 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	for _, k := range []string{"https", "slack"} {
 		m.failing.WithLabelValues(k)
 		m.duration.WithLabelValues(k)
-	}
-	for _, p := range []string{pathHandoff, pathOutbox} {
-		m.events.WithLabelValues(p)
 	}
 	for _, b := range []string{"first", "retry"} {
 		m.inFlight.WithLabelValues(b)

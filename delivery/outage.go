@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 
 	"outreachd/storage"
 )
@@ -92,23 +91,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
-}
-
-// outageLogger is the Watermill logger of the fan-out: errors that only say the database is
-// unreachable go to dbHealth (one line per outage) instead of one line per failed poll.
-type outageLogger struct {
-	watermill.LoggerAdapter
-	health *dbHealth
-}
-
-func (l outageLogger) Error(msg string, err error, fields watermill.LogFields) {
-	if storage.IsUnavailable(err) {
-		l.health.failed("fan-out", err)
-		return
-	}
-	l.LoggerAdapter.Error(msg, err, fields)
-}
-
-func (l outageLogger) With(fields watermill.LogFields) watermill.LoggerAdapter {
-	return outageLogger{LoggerAdapter: l.LoggerAdapter.With(fields), health: l.health}
 }

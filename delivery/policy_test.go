@@ -1,11 +1,9 @@
 package delivery
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
-	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -46,48 +44,5 @@ func TestPolicyDecide(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestPayloadIdentity(t *testing.T) {
-	at := time.Now()
-	ev := outreach.SampleEvent(outreach.EventCallBooked, "org_a", at)
-	same := outreach.NewEvent(ev.Kind, ev.OrgID, at.Add(time.Hour), ev.Data)
-	otherOrg := outreach.NewEvent(ev.Kind, "org_b", at, ev.Data)
-	otherKind := outreach.NewEvent(outreach.EventAutoBookingCreated, ev.OrgID, at, ev.Data)
-	changed := ev
-	d := *ev.Data.Booking
-	d.Title += "!"
-	changed.Data.Booking = &d
-	id := func(e outreach.Event) []byte {
-		b, err := payloadIdentity(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	if !bytes.Equal(id(ev), id(same)) {
-		t.Error("the same fact with another id and timestamp must collapse")
-	}
-	later := outreach.SampleEvent(outreach.EventReplyPositive, "org_a", at)
-	again := outreach.NewEvent(later.Kind, later.OrgID, at.Add(time.Minute), later.Data)
-	moved := *later.Data.Campaign
-	stats := *moved.Stats
-	stats.Replies++
-	moved.Stats = &stats
-	again.Data.Campaign = &moved
-	if !bytes.Equal(id(later), id(again)) {
-		t.Error("the same fact emitted again after the campaign's stats moved must collapse")
-	}
-	if later.Data.Campaign.Stats == nil {
-		t.Error("payloadIdentity changed the event it was given")
-	}
-	for name, e := range map[string]outreach.Event{"org": otherOrg, "kind": otherKind, "data": changed} {
-		if bytes.Equal(id(ev), id(e)) {
-			t.Errorf("another %s must not collapse", name)
-		}
-	}
-	if bytes.Equal(dedupeKey("dst_1", id(ev)), dedupeKey("dst_2", id(ev))) {
-		t.Error("dedupe keys must differ per destination")
 	}
 }

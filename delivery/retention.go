@@ -17,8 +17,8 @@ type RetentionConfig struct {
 	// Attempts is how long finished deliveries, their attempts and their payloads are kept
 	// (RETENTION_ATTEMPTS, default 30 days). A pending delivery is never removed.
 	Attempts time.Duration
-	// Outbox is how long outbox rows that the fan-out has read are kept (RETENTION_OUTBOX,
-	// default 7 days). Rows it has not read yet are never removed.
+	// Outbox is how long outbox rows (the record of every event committed) are kept
+	// (RETENTION_OUTBOX, default 7 days).
 	Outbox time.Duration
 	// Interval is how often a pass runs (RETENTION_INTERVAL, default 1 min).
 	Interval time.Duration
@@ -61,7 +61,7 @@ func (c RetentionConfig) Validate() error {
 
 // Retention removes what is past the retention policy from the hub's tables: finished
 // deliveries with their attempts, attempts of finished deliveries and test sends, payloads no
-// delivery refers to, and outbox rows the fan-out has read. It works in short statements of at
+// delivery refers to, and old outbox rows. It works in short statements of at
 // most Batch rows each (storage.Prune*), from its own goroutine, so it never holds a long
 // transaction or blocks delivery; what it removed is counted in
 // outreachd_retention_deleted_rows_total{table}. Several processes may run it: the statements
@@ -128,10 +128,7 @@ func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
 	removed := map[string]int64{}
 	now := time.Now()
 	if r.cfg.Attempts > 0 {
-		horizon, err := r.store.RetentionHorizon(ctx, now.Add(-r.cfg.Attempts))
-		if err != nil {
-			return removed, err
-		}
+		cutoff := now.Add(-r.cfg.Attempts)
 		// Deliveries first (their attempts go with them), then what is left of the attempts,
 		// then the payloads that no delivery refers to any more.
 		steps := []struct {
@@ -144,7 +141,7 @@ func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
 		}
 		for _, s := range steps {
 			n, err := r.pass(ctx, s.table, func(after string) (storage.PruneBatch, error) {
-				return s.prune(ctx, horizon, after, r.cfg.Batch)
+				return s.prune(ctx, cutoff, after, r.cfg.Batch)
 			})
 			removed[s.table] += n
 			if err != nil {

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"net/http"
 	"strings"
@@ -18,8 +17,8 @@ import (
 )
 
 // TestRetentionRemovesOnlyWhatIsPast builds every kind of row the policy must tell apart —
-// finished and pending deliveries older than the period, a young one, a test attempt, outbox rows
-// read and not yet read by the fan-out — and checks what one pass removes, in batches of three
+// finished and pending deliveries older than the period, a young one, a test attempt, old and
+// young outbox rows — and checks what one pass removes, in batches of three
 // rows, and that resend and recover then say the data is past retention.
 func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	t.Parallel()
@@ -35,22 +34,10 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 		e.emit(t, ev)
 		time.Sleep(2 * time.Millisecond) // ids sort by time
 	}
+	// Each event's transaction wrote its delivery (the hub does not run: nothing is sent).
 	ids := make([]string, len(events))
 	for i, ev := range events {
-		ids[i] = outreach.DerivedID("dlv", ev.ID, dst.ID)
-		key := sha256.Sum256([]byte(ev.ID))
-		tx, err := st.Pool().Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := storage.InsertDeliveries(ctx, tx, storage.NewDeliveries{EventID: ev.ID, EventKind: string(ev.Kind),
-			OrgID: e.org, Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour,
-			IDs: []string{ids[i]}, Destinations: []string{dst.ID}, DedupeKeys: [][]byte{key[:]}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
+		ids[i] = outreach.DeliveryID(ev.ID, dst.ID)
 	}
 	var recs []storage.AttemptRecord
 	for i, id := range ids {
@@ -85,16 +72,14 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	exec(`UPDATE deliveries SET created_at = now() - interval '2 hours', updated_at = now() - interval '2 hours' WHERE id = ANY($1)`, old)
 	exec(`UPDATE delivery_attempts SET at = now() - interval '2 hours' WHERE delivery_id = ANY($1) OR delivery_id IS NULL`, old)
 	exec(`UPDATE delivery_payloads SET created_at = now() - interval '2 hours' WHERE event_id IN (SELECT event_id FROM deliveries WHERE id = ANY($1))`, old)
-	// The outbox: all ten rows three hours old; the fan-out has read the first six.
-	exec(`UPDATE watermill_events SET created_at = created_at - interval '3 hours'`)
-	readUpTo := func(n int) {
+	// The outbox: the first six rows three hours old, the last four young.
+	ageOutbox := func(n int) {
 		t.Helper()
-		exec(`INSERT INTO watermill_offsets_events (consumer_group, offset_acked, last_processed_transaction_id)
-			SELECT 'fanout', "offset", transaction_id FROM watermill_events ORDER BY transaction_id, "offset" OFFSET $1 LIMIT 1
-			ON CONFLICT (consumer_group) DO UPDATE SET offset_acked = EXCLUDED.offset_acked,
-				last_processed_transaction_id = EXCLUDED.last_processed_transaction_id`, n-1)
+		exec(`UPDATE watermill_events e SET created_at = e.created_at - interval '3 hours' FROM (
+			SELECT transaction_id, "offset" FROM watermill_events ORDER BY transaction_id, "offset" LIMIT $1) o
+			WHERE e.transaction_id = o.transaction_id AND e."offset" = o."offset"`, n)
 	}
-	readUpTo(6)
+	ageOutbox(6)
 
 	reg := prometheus.NewRegistry()
 	ret, err := delivery.NewRetention(st, reg, delivery.RetentionConfig{Attempts: time.Hour, Outbox: time.Hour, Batch: 3, Pause: time.Millisecond})
@@ -105,20 +90,20 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only the six read outbox rows go; the deliveries wait, because the fan-out has not read
-	// events older than the period yet (removing them now would let it write them again).
-	want := map[string]int64{"watermill_events": 6, "deliveries": 0, "delivery_attempts": 0, "delivery_payloads": 0}
+	// The finished old deliveries (e0–e7) with their attempts and payloads, the test attempt and
+	// the six old outbox rows go; the pending one, the young one and young outbox rows stay.
+	want := map[string]int64{"watermill_events": 6, "deliveries": 8, "delivery_attempts": 1, "delivery_payloads": 8}
 	for k, v := range want {
 		if removed[k] != v {
-			t.Errorf("first pass (outbox read up to the sixth event) removed %d %s; want %d (all: %v)", removed[k], k, v, removed)
+			t.Errorf("first pass removed %d %s; want %d (all: %v)", removed[k], k, v, removed)
 		}
 	}
-	readUpTo(4) // the six removed rows are gone: the last four remain; read them all
+	ageOutbox(4) // the six removed rows are gone: age the last four
 	removed, err = ret.RunOnce(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = map[string]int64{"watermill_events": 4, "deliveries": 8, "delivery_attempts": 1, "delivery_payloads": 8}
+	want = map[string]int64{"watermill_events": 4, "deliveries": 0, "delivery_attempts": 0, "delivery_payloads": 0}
 	for k, v := range want {
 		if removed[k] != v {
 			t.Errorf("second pass removed %d %s; want %d (all: %v)", removed[k], k, v, removed)

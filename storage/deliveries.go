@@ -33,29 +33,6 @@ const (
 // NotifyDeliveries is the channel that wakes dispatchers when deliveries become due now.
 const NotifyDeliveries = "deliveries"
 
-// FanoutDestinations lists the enabled destinations of an organization, read through q (the
-// fan-out's own transaction), with everything a send needs: the fan-out hands the deliveries it
-// leases at birth straight to the dispatcher.
-func FanoutDestinations(ctx context.Context, q pgx.Tx, orgID string) ([]DeliveryTarget, error) {
-	rows, err := q.Query(ctx, `SELECT `+targetColumns+` FROM destinations dst
-		WHERE dst.org_id = $1 AND dst.enabled ORDER BY dst.created_at, dst.id`, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("fan-out destinations of %s: %w", orgID, err)
-	}
-	defer rows.Close()
-	var out []DeliveryTarget
-	for rows.Next() {
-		var t DeliveryTarget
-		var events []string
-		if err := rows.Scan(scanTarget(nil, &t, &events)...); err != nil {
-			return nil, err
-		}
-		t.Events = kinds(events)
-		out = append(out, t)
-	}
-	return out, rows.Err()
-}
-
 // NewDeliveries is one event's fan-out: one delivery per destination, each with its dedupe key.
 type NewDeliveries struct {
 	EventID      string
@@ -65,18 +42,14 @@ type NewDeliveries struct {
 	EmittedAt    time.Time
 	MaxAttempts  int
 	DedupeWindow time.Duration
-	IDs          []string // delivery ids, parallel to Destinations, DedupeKeys and Leased
+	IDs          []string // delivery ids, parallel to Destinations and DedupeKeys
 	Destinations []string
 	DedupeKeys   [][]byte
-	// Leased marks the deliveries the caller takes at birth: they are written already leased
-	// (due after the batch's lease) and the caller sends them itself once the transaction
-	// commits; the others are due now, for the dispatchers to claim. Nil means none.
-	Leased []bool
 }
 
-// InsertDeliveries writes one event's deliveries in tx, none leased; see InsertDeliveryBatch.
+// InsertDeliveries writes one event's deliveries in tx; see InsertDeliveryBatch.
 func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created, collapsed int, err error) {
-	res, err := InsertDeliveryBatch(ctx, tx, []NewDeliveries{nd}, 0)
+	res, err := InsertDeliveryBatch(ctx, tx, []NewDeliveries{nd})
 	return res.Created, res.Collapsed, err
 }
 
@@ -84,28 +57,17 @@ func InsertDeliveries(ctx context.Context, tx pgx.Tx, nd NewDeliveries) (created
 type InsertResult struct {
 	Created   int // deliveries written
 	Collapsed int // deliveries not written: an identical payload was seen within the window
-	// Existing counts deliveries not written because they were already there: the event was
-	// fanned out before (a batch read again after a crash, or handed off directly and then read
-	// from the outbox by another process). A pass racing the one that writes them may count
-	// them as collapsed instead: it cannot see a row committed after its statement began.
-	Existing int
-	Leased   map[string]bool // ids of the written deliveries that were leased at birth
 }
 
-// InsertDeliveryBatch writes the deliveries of many events in tx in one round trip (one
-// statement between a savepoint and its release, pipelined): a destination whose dedupe key was
-// seen within the window gets nothing (the payload collapses into the earlier delivery, also when
-// the earlier one is in the same batch); the rest get a pending delivery, due now or, when marked
-// Leased, leased for lease (the caller sends those itself after the commit). When a delivery due
-// now was written the statement also notifies dispatchers, which PostgreSQL delivers when tx
-// commits; leased ones need no wake-up (and skipping the NOTIFY spares the commit PostgreSQL's
-// cluster-wide notify lock). The savepoint keeps tx
-// usable after a failure (the fan-out shares one transaction across a batch of events); one per
-// batch, not one per event, because more than 64 subtransactions in one transaction overflow
-// PostgreSQL's per-backend subtransaction cache and slow every snapshot on the server. The window
-// is the first element's DedupeWindow.
-func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries, lease time.Duration) (InsertResult, error) {
-	res := InsertResult{Leased: map[string]bool{}}
+// InsertDeliveryBatch writes the deliveries of many events in tx in one statement, all due now:
+// a destination whose dedupe key was seen within the window gets nothing (the payload collapses
+// into the earlier delivery, also when the earlier one is in the same batch); the rest get a
+// pending delivery. It sends no notification: a NOTIFY inside a business transaction takes
+// PostgreSQL's one notify lock at commit and holds it through the WAL flush, serializing every
+// committing transaction of the cluster (migration 013); the store notifies after the commit
+// instead. The window is the first element's DedupeWindow.
+func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (InsertResult, error) {
+	var res InsertResult
 	var (
 		evID, evKind, evOrg []string
 		evPayload           [][]byte
@@ -114,7 +76,6 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries, le
 		ids, dests          []string
 		keys                [][]byte
 		ord                 []int32
-		leased              []bool
 	)
 	type seenKey struct{ dest, key string }
 	seen := map[seenKey]bool{}
@@ -134,30 +95,25 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries, le
 			}
 			seen[k] = true
 			ids, dests, keys, ord = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i]), append(ord, int32(len(evID)))
-			leased = append(leased, lease > 0 && i < len(nd.Leased) && nd.Leased[i])
 		}
 	}
 	if len(ids) == 0 {
 		return res, nil
 	}
-	b := &pgx.Batch{}
-	b.Queue(`SAVEPOINT insert_deliveries`)
-	var leasedIDs []string
-	b.Queue(`
+	err := tx.QueryRow(ctx, `
 WITH ev AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
         WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
 ), input AS (
-    -- Only destinations that still exist and are not deleted: a cached list may name one
-    -- deleted a moment ago (purged, its foreign key would fail the whole batch; marked deleted,
-    -- nothing may be sent to it any more).
-    SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[], $12::bool[])
-        AS i(delivery_id, destination_id, dedupe_key, n, leased)
+    -- Only destinations that still exist and are not deleted: one deleted since the caller read
+    -- the list gets nothing.
+    SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[])
+        AS i(delivery_id, destination_id, dedupe_key, n)
     WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
-    -- In key order, so two statements writing the same keys (the fan-out of a batch and the
-    -- direct hand-off of one of its events) take them in the same order and cannot deadlock.
+    -- In key order, so two transactions writing the same keys (the same fact committed twice at
+    -- once) take them in the same order and cannot deadlock.
     SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
     ORDER BY destination_id, dedupe_key
     ON CONFLICT (destination_id, dedupe_key) DO UPDATE
@@ -168,46 +124,23 @@ WITH ev AS (
     INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
     SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, i.dedupe_key,
-           e.max_attempts, CASE WHEN i.leased THEN now() + $13::interval ELSE now() END, e.emitted_at
+           e.max_attempts, now(), e.emitted_at
     FROM kept k JOIN input i USING (delivery_id) JOIN ev e ON e.n = i.n
     ON CONFLICT (event_id, destination_id) DO NOTHING
-    RETURNING id, event_id, next_attempt_at > now() AS leased
+    RETURNING event_id
 ), body AS (
     INSERT INTO delivery_payloads (event_id, payload)
     SELECT e.event_id, e.payload FROM ev e WHERE e.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )
-SELECT (SELECT count(*) FROM ins)::int,
-       -- written before (by an earlier pass over the same event): not a collapsed payload
-       (SELECT count(*) FROM input i WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.id = i.delivery_id)
-           AND EXISTS (SELECT 1 FROM deliveries d WHERE d.id = i.delivery_id))::int,
-       coalesce((SELECT array_agg(id) FROM ins WHERE leased), '{}'),
-       CASE WHEN EXISTS (SELECT 1 FROM ins WHERE NOT leased) THEN pg_notify('deliveries', '') END`,
-		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow, leased, lease,
-	).QueryRow(func(row pgx.Row) error {
-		return row.Scan(&res.Created, &res.Existing, &leasedIDs, nil)
-	})
-	b.Queue(`RELEASE SAVEPOINT insert_deliveries`)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		if _, rbErr := tx.Exec(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT insert_deliveries`); rbErr != nil {
-			err = fmt.Errorf("%w (and the rollback to the savepoint failed: %v)", err, rbErr)
-		}
+SELECT count(*)::int FROM ins`,
+		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow,
+	).Scan(&res.Created)
+	if err != nil {
 		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
 	}
-	res.Collapsed += len(ids) - res.Created - res.Existing
-	for _, id := range leasedIDs {
-		res.Leased[id] = true
-	}
+	res.Collapsed += len(ids) - res.Created
 	return res, nil
-}
-
-// OutboxRow is one outbox event as the fan-out reads it.
-type OutboxRow struct {
-	UUID      string
-	Payload   []byte
-	EmittedAt string // the MetaEmittedAt metadata, "" when absent
-	OrgID     string // the MetaOrgID metadata, "" when absent
-	Kind      string // the MetaEventKind metadata, "" when absent
 }
 
 // DeliveryTarget is a destination as the dispatcher sends to it, read at claim time so a changed
@@ -270,72 +203,6 @@ type ClaimedDelivery struct {
 	EmittedAt   time.Time
 	Trigger     string
 	Target      DeliveryTarget
-}
-
-// ClaimParams selects what ClaimDeliveries may take.
-type ClaimParams struct {
-	Retries bool          // false: first attempts only; true: retries only (separate budgets)
-	Limit   int           // at most this many
-	Lease   time.Duration // the claimed rows come due again after this, if nobody records them
-	// PerDestination caps one destination's deliveries in flight in this process; InFlight counts
-	// what is already in flight per destination, and destinations at the cap are skipped.
-	PerDestination int
-	InFlight       map[string]int
-}
-
-// ClaimDeliveries leases due pending deliveries of enabled destinations to the caller, oldest due
-// first, skipping rows other processes hold, and never more per destination than its free slots.
-// The lease is the row's next_attempt_at: a process killed mid-send leaves rows that come due again.
-func (s *Store) ClaimDeliveries(ctx context.Context, p ClaimParams) ([]ClaimedDelivery, error) {
-	// Empty, not nil: pgx sends a nil slice as NULL, and "x <> ALL(NULL)" is never true.
-	busyIDs, saturated, busyN := []string{}, []string{}, []int32{}
-	for id, n := range p.InFlight {
-		busyIDs = append(busyIDs, id)
-		busyN = append(busyN, int32(n))
-		if n >= p.PerDestination {
-			saturated = append(saturated, id)
-		}
-	}
-	cond := `d.attempts = 0`
-	if p.Retries {
-		cond = `d.attempts > 0`
-	}
-	rows, err := s.pool.Query(ctx, `
-WITH c AS (
-    SELECT d.id, d.destination_id, d.next_attempt_at FROM deliveries d
-    JOIN destinations dst ON dst.id = d.destination_id AND dst.enabled
-    WHERE d.status = 'pending' AND `+cond+` AND d.next_attempt_at <= now()
-      AND d.destination_id <> ALL($1::text[])
-    ORDER BY d.next_attempt_at
-    LIMIT $2
-    FOR UPDATE OF d SKIP LOCKED
-), r AS (
-    SELECT c.id, row_number() OVER (PARTITION BY c.destination_id ORDER BY c.next_attempt_at) + coalesce(b.n, 0) AS slot
-    FROM c LEFT JOIN unnest($3::text[], $4::int[]) AS b(dest, n) ON b.dest = c.destination_id
-)
-UPDATE deliveries d SET next_attempt_at = now() + $5::interval, updated_at = now()
-FROM r, destinations dst, delivery_payloads pl
-WHERE d.id = r.id AND r.slot <= $6 AND dst.id = d.destination_id AND pl.event_id = d.event_id
-RETURNING d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
-          d.next_trigger, `+targetColumns,
-		saturated, p.Limit, busyIDs, busyN, p.Lease, p.PerDestination)
-	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", err)
-	}
-	defer rows.Close()
-	var out []ClaimedDelivery
-	for rows.Next() {
-		var c ClaimedDelivery
-		var events []string
-		dest := []any{&c.ID, &c.OrgID, &c.EventID, &c.EventKind, &c.Payload, &c.Attempts, &c.MaxAttempts,
-			&c.EmittedAt, &c.Trigger}
-		if err := rows.Scan(scanTarget(dest, &c.Target, &events)...); err != nil {
-			return nil, err
-		}
-		c.Target.Events = kinds(events)
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // ClaimDueParams selects what ClaimDue may take.

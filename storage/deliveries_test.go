@@ -73,24 +73,23 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 		}
 	})
 
-	t.Run("claims respect the per-destination cap and lease rows away", func(t *testing.T) {
+	t.Run("claims take at most the limit, skip the destinations asked and lease rows away", func(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			fanOut(t, st, org.ID, "cap"+string(rune('0'+i)), time.Hour, dests[0])
 		}
-		got, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Limit: 100, Lease: time.Minute, PerDestination: 3,
-			InFlight: map[string]int{dests[1]: 3}})
+		got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 3, Lease: time.Minute, Skip: []string{dests[1]}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 3 {
-			t.Fatalf("claimed %d, want 3 (dest 0 capped at 3, dest 1 saturated)", len(got))
+			t.Fatalf("claimed %d, want 3 (the limit; dest 1 skipped)", len(got))
 		}
 		for _, c := range got {
 			if c.Target.ID != dests[0] || c.Target.URL != "https://example.com" || c.Attempts != 0 || c.Trigger != storage.TriggerScheduled {
 				t.Errorf("claimed %+v", c)
 			}
 		}
-		again, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Limit: 100, Lease: time.Minute, PerDestination: 100})
+		again, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +100,7 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 				}
 			}
 		}
-		if retries, _ := st.ClaimDeliveries(ctx, storage.ClaimParams{Retries: true, Limit: 100, Lease: time.Minute, PerDestination: 100}); len(retries) != 0 {
+		if retries, _ := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute}); len(retries) != 0 {
 			t.Errorf("the retry budget claimed %d first attempts", len(retries))
 		}
 
@@ -133,7 +132,7 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 		if err := st.RecordAttempts(ctx, recs[:1]); err != nil {
 			t.Fatal(err)
 		}
-		retries, err := st.ClaimDeliveries(ctx, storage.ClaimParams{Retries: true, Limit: 100, Lease: time.Minute, PerDestination: 100})
+		retries, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
 		if err != nil || len(retries) != 1 || retries[0].ID != got[1].ID || retries[0].Attempts != 1 {
 			t.Fatalf("retry claim = %+v, %v", retries, err)
 		}

@@ -14,8 +14,13 @@ import (
 	"outreachd/outreach"
 )
 
-// EventsTopic is the one outbox topic: every domain event of every organization goes through it,
-// in commit order; the delivery hub's fan-out consumes it.
+// The outbox is the record of every domain event committed, written through watermill-sql's
+// publisher inside the business transaction (Store.InTx), in commit order. Deliveries do not
+// wait for anyone to read it: the same transaction writes them (fanout.go). It is what an operator
+// or a test reads to see what a change emitted, what retention ages out (RETENTION_OUTBOX), and
+// the stream a Watermill subscriber would forward to a broker (docs/scaling.md).
+
+// EventsTopic is the one outbox topic: every domain event of every organization.
 const EventsTopic = "events"
 
 // Outbox message metadata keys.
@@ -25,7 +30,7 @@ const (
 	MetaEmittedAt = "emitted_at" // RFC 3339 with nanoseconds, for commit-to-delivery lag
 )
 
-// OutboxSchema is the watermill-sql schema of the outbox. Subscribers must use the same value.
+// OutboxSchema is the watermill-sql schema of the outbox. Any subscriber must use the same value.
 func OutboxSchema() wsql.SchemaAdapter {
 	return wsql.DefaultPostgreSQLSchema{SubscribeBatchSize: 500}
 }
@@ -33,51 +38,45 @@ func OutboxSchema() wsql.SchemaAdapter {
 // OutboxOffsets is the offsets adapter matching OutboxSchema.
 func OutboxOffsets() wsql.OffsetsAdapter { return wsql.DefaultPostgreSQLOffsetsAdapter{} }
 
-// OutboxRowOf is a row the outbox subscriber read, as the fan-out uses it.
-func OutboxRowOf(r wsql.Row) OutboxRow { return outboxRowOf(r.Msg) }
-
-func outboxRowOf(m *message.Message) OutboxRow {
-	return OutboxRow{UUID: m.UUID, Payload: m.Payload, EmittedAt: m.Metadata.Get(MetaEmittedAt),
-		OrgID: m.Metadata.Get(MetaOrgID), Kind: m.Metadata.Get(MetaEventKind)}
-}
-
 // publishBatch bounds one INSERT's parameter count (4 per message, PostgreSQL allows 65535).
 const publishBatch = 1000
 
-// publishEvents writes events to the outbox in tx and returns them as the fan-out reads them.
-func publishEvents(ctx context.Context, tx pgx.Tx, events []outreach.Event) ([]OutboxRow, error) {
+// publishEvents writes events to the outbox in tx and returns their encoded payloads (what
+// receivers get) and the time they were stamped as emitted.
+func publishEvents(ctx context.Context, tx pgx.Tx, events []outreach.Event) (bodies [][]byte, emitted time.Time, err error) {
 	if len(events) == 0 {
-		return nil, nil
+		return nil, time.Time{}, nil
 	}
 	pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: OutboxSchema()}, watermill.NopLogger{})
 	if err != nil {
-		return nil, fmt.Errorf("outbox publisher: %w", err)
+		return nil, time.Time{}, fmt.Errorf("outbox publisher: %w", err)
 	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
+	emitted = time.Now().UTC()
+	now := emitted.Format(time.RFC3339Nano)
 	msgs := make([]*message.Message, 0, len(events))
-	rows := make([]OutboxRow, 0, len(events))
+	bodies = make([][]byte, 0, len(events))
 	for _, ev := range events {
 		if err := ev.Validate(); err != nil {
-			return nil, fmt.Errorf("outbox: event %s: %w", ev.Kind, err)
+			return nil, time.Time{}, fmt.Errorf("outbox: event %s: %w", ev.Kind, err)
 		}
 		body, err := json.Marshal(ev)
 		if err != nil {
-			return nil, fmt.Errorf("outbox: encode %s: %w", ev.Kind, err)
+			return nil, time.Time{}, fmt.Errorf("outbox: encode %s: %w", ev.Kind, err)
 		}
 		m := message.NewMessageWithContext(ctx, ev.ID, body)
 		m.Metadata.Set(MetaOrgID, ev.OrgID)
 		m.Metadata.Set(MetaEventKind, string(ev.Kind))
 		m.Metadata.Set(MetaEmittedAt, now)
 		msgs = append(msgs, m)
-		rows = append(rows, outboxRowOf(m))
+		bodies = append(bodies, body)
 	}
 	for start := 0; start < len(msgs); start += publishBatch {
 		end := min(start+publishBatch, len(msgs))
 		if err := pub.Publish(EventsTopic, msgs[start:end]...); err != nil {
-			return nil, fmt.Errorf("outbox: publish: %w", err)
+			return nil, time.Time{}, fmt.Errorf("outbox: publish: %w", err)
 		}
 	}
-	return rows, nil
+	return bodies, emitted, nil
 }
 
 // initOutbox creates the outbox table once at start-up (watermill refuses to do it inside a
@@ -94,7 +93,62 @@ func (s *Store) initOutbox(ctx context.Context) error {
 	if err := sub.SubscribeInitialize(EventsTopic); err != nil {
 		return fmt.Errorf("initialize outbox: %w", err)
 	}
-	return nil
+	return s.catchUpLegacyFanout(ctx)
+}
+
+// legacyFanoutGroup is the consumer group with which versions before the in-transaction fan-out
+// read the outbox to write deliveries.
+const legacyFanoutGroup = "fanout"
+
+// outboxOffsetsTable is watermill-sql's offsets table for EventsTopic (DefaultPostgreSQLOffsetsAdapter).
+const outboxOffsetsTable = `"watermill_offsets_events"`
+
+// catchUpLegacyFanout writes the deliveries of the events an earlier version committed and its
+// outbox consumer had not read yet when it stopped, with the same rules and ids the fan-out
+// uses, then forgets that consumer's position: after an upgrade, no committed event is left
+// without its deliveries. Stop every process of the earlier version first (docs/operations.md).
+// A database that never ran one has no such position, and this reads nothing.
+func (s *Store) catchUpLegacyFanout(ctx context.Context) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.Query(ctx, `SELECT e.uuid, e.payload, coalesce(e.metadata->>$2, '')
+			FROM watermill_events e JOIN `+outboxOffsetsTable+` o ON o.consumer_group = $1
+			WHERE (e.transaction_id, e."offset") > (o.last_processed_transaction_id, o.offset_acked)
+			ORDER BY e.transaction_id, e."offset"`, legacyFanoutGroup, MetaEmittedAt)
+		if err != nil {
+			return fmt.Errorf("unread outbox events: %w", err)
+		}
+		var events []outreach.Event
+		var bodies [][]byte
+		var at []string
+		for rows.Next() {
+			var ev outreach.Event
+			var body []byte
+			var emitted string
+			if err := rows.Scan(&ev.ID, &body, &emitted); err != nil {
+				rows.Close()
+				return err
+			}
+			if json.Unmarshal(body, &ev) != nil || !ev.Kind.Valid() {
+				continue // never deliverable; the earlier version skipped such rows too
+			}
+			events, bodies, at = append(events, ev), append(bodies, body), append(at, emitted)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range events {
+			emitted, err := time.Parse(time.RFC3339Nano, at[i])
+			if err != nil {
+				emitted = time.Now()
+			}
+			if _, err := s.fanOut(ctx, tx.Tx, events[i:i+1], bodies[i:i+1], emitted); err != nil {
+				return fmt.Errorf("fan out event %s of an earlier version: %w", events[i].ID, err)
+			}
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM `+outboxOffsetsTable+` WHERE consumer_group = $1`, legacyFanoutGroup)
+		return err
+	})
 }
 
 // OutboxEvents reads the events of one organization from the outbox in commit order; tests and

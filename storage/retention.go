@@ -28,33 +28,6 @@ type PruneBatch struct {
 	Done bool
 }
 
-// RetentionHorizon is the cutoff the delivery tables may be pruned to: cutoff, or earlier when
-// the outbox consumer has not yet read an event written before it (its deliveries may not exist
-// yet, and removing the payload or the deliveries of an event the consumer has still to read
-// would let it write them again).
-func (s *Store) RetentionHorizon(ctx context.Context, cutoff time.Time) (time.Time, error) {
-	var first *time.Time
-	err := s.async.QueryRow(ctx, `SELECT e.created_at::timestamptz FROM watermill_events e, `+outboxOffsetsTable+` o
-		WHERE o.consumer_group = $1 AND (e.transaction_id, e."offset") > (o.last_processed_transaction_id, o.offset_acked)
-		ORDER BY e.transaction_id, e."offset" LIMIT 1`, FanoutConsumerGroup).Scan(&first)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return cutoff, nil
-	}
-	if err != nil {
-		return cutoff, fmt.Errorf("retention horizon: %w", err)
-	}
-	if first != nil && first.Before(cutoff) {
-		return *first, nil
-	}
-	return cutoff, nil
-}
-
-// FanoutConsumerGroup is the outbox consumer group of the delivery hub's fan-out.
-const FanoutConsumerGroup = "fanout"
-
-// outboxOffsetsTable is watermill-sql's offsets table for EventsTopic (DefaultPostgreSQLOffsetsAdapter).
-const outboxOffsetsTable = `"watermill_offsets_events"`
-
 // PruneDeliveries removes finished deliveries (succeeded or failed) created and last changed
 // before cutoff, with their attempts (the foreign key cascades), from the limit rows after the
 // cursor after. A pending delivery is never removed, however old. Each organization's latest
@@ -126,31 +99,23 @@ SELECT (SELECT count(*) FROM gone), (SELECT max(event_id) FROM head),
 		after, limit, cutoff)
 }
 
-// PruneOutbox removes outbox rows written before cutoff that every consumer group has already
-// read (watermill-sql's default schema never deletes them itself). It reads the limit oldest
-// rows: a row a group has not passed yet stops the pass, since everything after it is newer. No
-// group at all means nothing has been read, and nothing is removed.
+// PruneOutbox removes outbox rows written before cutoff. The outbox is the record of every
+// event committed; nothing reads it to deliver (deliveries are written in the event's own
+// transaction), so age alone decides. It reads the limit oldest rows in key order, which is
+// commit order: the first row younger than the cutoff ends the pass.
 func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time, limit int) (PruneBatch, error) {
 	var b PruneBatch
 	err := s.async.QueryRow(ctx, `
-WITH pos AS (
-    SELECT last_processed_transaction_id AS tx, offset_acked AS off FROM `+outboxOffsetsTable+`
-), head AS (
+WITH head AS (
     SELECT transaction_id, "offset", created_at FROM watermill_events
     ORDER BY transaction_id, "offset" LIMIT $1
-), passed AS (
-    SELECT h.* FROM head h
-    WHERE EXISTS (SELECT 1 FROM pos)
-      AND NOT EXISTS (SELECT 1 FROM pos WHERE (h.transaction_id, h."offset") > (pos.tx, pos.off))
 ), gone AS (
-    DELETE FROM watermill_events e USING passed p
-    WHERE e.transaction_id = p.transaction_id AND e."offset" = p."offset" AND p.created_at::timestamptz < $2
+    DELETE FROM watermill_events e USING head h
+    WHERE e.transaction_id = h.transaction_id AND e."offset" = h."offset" AND h.created_at::timestamptz < $2
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM gone),
-       (SELECT count(*) FROM head) < $1
-       OR (SELECT count(*) FROM head) > (SELECT count(*) FROM passed)
-       OR EXISTS (SELECT 1 FROM head WHERE created_at::timestamptz >= $2)`,
+       (SELECT count(*) FROM head) < $1 OR EXISTS (SELECT 1 FROM head WHERE created_at::timestamptz >= $2)`,
 		limit, cutoff).Scan(&b.Deleted, &b.Done)
 	if err != nil {
 		return b, fmt.Errorf("prune outbox: %w", err)

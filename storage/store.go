@@ -26,6 +26,8 @@ type Config struct {
 	// MaxConns caps the pool; 0 means 4 per core with a floor of 8 (pgxpool's default is too small
 	// for the API and the delivery workers sharing one pool).
 	MaxConns int32
+	// Fanout is what the fan-out writes into each delivery (zero: 4 attempts, 24 h window).
+	Fanout FanoutPolicy
 }
 
 func (c *Config) setDefaults() {
@@ -48,10 +50,10 @@ type Store struct {
 	// Commits stay atomic and in order; only the last fraction of a second of them can vanish,
 	// and only if PostgreSQL crashes. Business transactions (InTx) always commit synchronously.
 	async *pgxpool.Pool
-	// committed, when set, is handed every business transaction's events right after its commit
-	// (Store.OnCommit).
-	committed atomic.Pointer[CommitHook]
-	// wake coalesces "events were committed" signals for the outbox notifier; stop ends it.
+	// policy is what the fan-out writes into each delivery (SetFanoutPolicy); counts its totals.
+	policy atomic.Pointer[FanoutPolicy]
+	counts fanoutCounters
+	// wake coalesces "deliveries were committed" signals for the notifier; stop ends it.
 	wake      chan struct{}
 	stop      chan struct{}
 	done      chan struct{}
@@ -86,7 +88,8 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
 	s := &Store{pool: pool, async: async, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.notifyOutbox()
+	s.SetFanoutPolicy(cfg.Fanout)
+	go s.notifyDeliveries()
 	return s, nil
 }
 
@@ -109,19 +112,18 @@ func (s *Store) Close() {
 	})
 }
 
-// OutboxChannel is the NOTIFY channel that tells the fan-out events were committed.
-const OutboxChannel = "outbox"
-
-// notifyOutbox sends NOTIFY outbox after commits, outside them: one notification covers every
-// commit that signalled while the previous one was being sent. A NOTIFY inside the business
-// transaction would serialize all committing transactions on PostgreSQL's notify lock (see
-// migration 013). A lost notification only delays the fan-out until its idle poll.
-func (s *Store) notifyOutbox() {
+// notifyDeliveries sends NOTIFY deliveries after commits that wrote deliveries, outside them:
+// one notification covers every commit that signalled while the previous one was being sent. A
+// NOTIFY inside the business transaction would serialize all committing transactions on
+// PostgreSQL's notify lock (see migration 013). Every process that commits events — serve, the
+// operator CLI, another instance — notifies the same way, so the dispatchers of all of them hear
+// of every new delivery. A lost notification only delays dispatch until the dispatchers' idle poll.
+func (s *Store) notifyDeliveries() {
 	defer close(s.done)
 	send := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, _ = s.pool.Exec(ctx, `SELECT pg_notify($1, '')`, OutboxChannel)
+		_, _ = s.pool.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyDeliveries)
 	}
 	for {
 		select {
@@ -141,8 +143,9 @@ func (s *Store) notifyOutbox() {
 // Ping reports whether the database answers; /readyz uses it.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// Tx is one business transaction. Events emitted on it are written to the outbox inside the
-// same transaction just before it commits, so a change and its events exist together or not at all.
+// Tx is one business transaction. Events emitted on it are written to the outbox, and their
+// deliveries to the delivery queue, inside the same transaction just before it commits, so a
+// change, its events and their deliveries exist together or not at all.
 type Tx struct {
 	pgx.Tx
 	events []outreach.Event
@@ -151,9 +154,9 @@ type Tx struct {
 // Emit queues ev for the outbox of this transaction.
 func (tx *Tx) Emit(ev outreach.Event) { tx.events = append(tx.events, ev) }
 
-// InTx runs fn in a transaction and commits it with its events. A failing fn, or a cancelled
-// ctx, rolls back; the rollback uses a context that cannot be cancelled so that a client hanging
-// up never leaves a transaction open on the server.
+// InTx runs fn in a transaction and commits it with its events and their deliveries. A failing
+// fn, or a cancelled ctx, rolls back; the rollback uses a context that cannot be cancelled so
+// that a client hanging up never leaves a transaction open on the server.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	ptx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -167,38 +170,32 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fillCampaignStats(ctx, tx); err != nil {
 		return err
 	}
-	rows, err := publishEvents(ctx, ptx, tx.events)
+	bodies, emitted, err := publishEvents(ctx, ptx, tx.events)
 	if err != nil {
 		return err
+	}
+	var fanned InsertResult
+	if len(bodies) > 0 {
+		if fanned, err = s.fanOut(ctx, ptx, tx.events, bodies, emitted); err != nil {
+			return err
+		}
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if len(rows) == 0 {
+	s.counts.events.Add(int64(len(bodies)))
+	if fanned.Created+fanned.Collapsed == 0 {
 		return nil
 	}
-	if hook := s.committed.Load(); hook != nil && (*hook)(rows) {
-		return nil // taken in hand; the outbox consumer needs no wake-up for them
-	}
-	select {
-	case s.wake <- struct{}{}:
-	default: // a wake-up is already owed; it will cover this commit too
+	s.counts.created.Add(int64(fanned.Created))
+	s.counts.collapsed.Add(int64(fanned.Collapsed))
+	if fanned.Created > 0 {
+		select {
+		case s.wake <- struct{}{}:
+		default: // a notification is already owed; it covers this commit too
+		}
 	}
 	return nil
-}
-
-// CommitHook receives the events of a business transaction right after it committed, in the
-// committing goroutine, and must not block. It returns whether it took them in hand; when it did,
-// InTx sends the outbox consumer no wake-up for them (it still finds them on its next read, and
-// must then be able to tell they were handled).
-type CommitHook func(rows []OutboxRow) bool
-
-// OnCommit installs h as the store's commit hook (the delivery hub's direct hand-off) and returns
-// the function that removes it again. One hook at a time: a later call replaces an earlier one.
-func (s *Store) OnCommit(h CommitHook) (remove func()) {
-	p := &h
-	s.committed.Store(p)
-	return func() { s.committed.CompareAndSwap(p, nil) }
 }
 
 // isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).
