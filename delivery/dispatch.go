@@ -30,15 +30,15 @@ type destQueue struct {
 // queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
 // starves fresh events of claims.
 type sched struct {
-	perDest  int
-	caps     [2]int // FirstAttemptSlots, RetrySlots
-	mu       sync.Mutex
-	dests    map[string]*destQueue
-	held     [2]int
-	running  [2]int
-	closed   bool
-	wg       sync.WaitGroup
-	freed    [2]chan struct{} // wakes the claim loops: room opened in a queue or a budget
+	perDest int
+	caps    [2]int // FirstAttemptSlots, RetrySlots
+	mu      sync.Mutex
+	dests   map[string]*destQueue
+	held    [2]int
+	running [2]int
+	closed  bool
+	wg      sync.WaitGroup
+	freed   [2]chan struct{} // wakes the claim loops: room opened in a queue or a budget
 }
 
 func newSched(perDest, firstSlots, retrySlots int) *sched {

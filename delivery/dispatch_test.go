@@ -359,4 +359,3 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 		}
 	}
 }
-

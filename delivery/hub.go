@@ -193,7 +193,7 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	}
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
-		policy:  policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
+		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
 		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.
 		wakeFirst: make(chan struct{}, 1), wakeRetry: make(chan struct{}, 1),

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-
 	"outreachd/storage"
 )
 

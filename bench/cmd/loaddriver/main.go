@@ -2,7 +2,10 @@
 // builds and starts the real outreachd on a fresh database, configures destinations through the
 // admin CLI that point at a local receiver, pushes leads through the real API (each new lead
 // commits one prospect_added event in the push's transaction), and measures at the receiver
-// the sustained deliveries per second and the commit-to-receipt latency.
+// the sustained deliveries per second and the commit-to-receipt latency, in the regimes
+// integrators push in: a burst of -burst events from -clients concurrent 100-lead pushers, then
+// a steady open-loop rate for each of -rates in -batch-lead calls, then single events committed
+// one at a time by the API and by the operator CLI (another process), to compare the two.
 //
 // Latency is receipt time minus the envelope's `timestamp`, which the service stamps (in
 // milliseconds) while building the event inside the committing transaction, just before
@@ -29,17 +32,19 @@ import (
 )
 
 type options struct {
-	dests          []int
-	throughputDels int
-	clients        int
-	rate           int
-	duration       time.Duration
-	batch          int
-	doc            string
-	keep           bool
-	trace          string
-	seed           int
-	hold           time.Duration
+	dests       []int
+	burstEvents int
+	clients     int
+	rates       []int
+	rate        int // soak
+	single      int
+	duration    time.Duration
+	batch       int
+	doc         string
+	keep        bool
+	trace       string
+	seed        int
+	hold        time.Duration
 	// soak mode
 	svg             string
 	retention       time.Duration
@@ -50,14 +55,16 @@ func main() {
 	var o options
 	mode := flag.String("mode", "delivery", "delivery (the load test), soak (a long steady run on a private cluster) or seed (leave a seeded database)")
 	dests := flag.String("dests", "1,10", "destination counts to measure, comma-separated")
-	flag.IntVar(&o.throughputDels, "throughput-deliveries", 20000, "deliveries the throughput phase causes (events = this / destinations)")
-	flag.IntVar(&o.clients, "clients", 4, "concurrent 100-lead pushes in the throughput phase")
-	flag.IntVar(&o.rate, "rate", 200, "events per second offered in the latency phase (soak: 500)")
-	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of the latency phase (soak: of the whole run, 30m)")
+	flag.IntVar(&o.burstEvents, "burst", 50000, "events of the burst phase (0 skips it), pushed 100 leads per call")
+	flag.IntVar(&o.clients, "clients", 32, "concurrent pushers in the burst phase")
+	rates := flag.String("rates", "200,1000", "events per second offered in the latency phases, comma-separated")
+	flag.IntVar(&o.rate, "rate", 500, "soak: events per second offered")
+	flag.IntVar(&o.single, "single", 20, "events committed one at a time by the API and by the CLI, each after the last arrived (0 skips)")
+	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of each latency phase (soak: of the whole run, 30m)")
 	flag.StringVar(&o.svg, "svg", "", "soak: write the per-minute curves to this SVG file (e.g. docs/soak.svg)")
 	flag.DurationVar(&o.retention, "retention", 2*time.Minute, "soak: RETENTION_ATTEMPTS of the server (deliveries, attempts, payloads)")
 	flag.DurationVar(&o.retentionOutbox, "retention-outbox", time.Minute, "soak: RETENTION_OUTBOX of the server")
-	flag.IntVar(&o.batch, "batch", 1, "leads (events) per API call in the latency phase")
+	flag.IntVar(&o.batch, "batch", 100, "leads (events) per API call in the latency phases")
 	flag.StringVar(&o.doc, "doc", "", "markdown file whose loaddriver section is replaced by the results (e.g. docs/performance.md)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the databases")
 	flag.StringVar(&o.trace, "trace", "", "append every latency-phase delivery (dests, arrival Unix ms, latency ms) to this file")
@@ -71,12 +78,16 @@ func main() {
 		}
 		o.dests = append(o.dests, n)
 	}
+	for _, s := range strings.Split(*rates, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fatalf("-rates: %q is not a positive rate", s)
+		}
+		o.rates = append(o.rates, n)
+	}
 	if *mode == "soak" {
 		set := map[string]bool{}
 		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if !set["rate"] {
-			o.rate = 500
-		}
 		if !set["duration"] {
 			o.duration = 30 * time.Minute
 		}
@@ -90,8 +101,8 @@ func main() {
 		runSoak(bin, o)
 		return
 	}
-	if o.rate < 1 || o.batch < 1 || o.clients < 1 || o.throughputDels < 100 || o.duration <= 0 {
-		fatalf("-rate, -batch and -clients must be positive, -throughput-deliveries at least 100, -duration positive")
+	if o.batch < 1 || o.clients < 1 || o.burstEvents < 0 || o.single < 0 || o.duration <= 0 {
+		fatalf("-batch and -clients must be positive, -burst and -single not negative, -duration positive")
 	}
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
@@ -129,6 +140,10 @@ type scenario struct {
 	db     *database
 	srv    *server
 	client *bench.Client
+	// single is a second organization with one destination selecting prospect_added and
+	// campaign_started, for the one-event-at-a-time phases (API and CLI).
+	single    *bench.Client
+	singleOrg string
 }
 
 func setUp(bin, base string, dests int, recv *receiver) (*scenario, error) {
@@ -159,6 +174,18 @@ func setUp(bin, base string, dests int, recv *receiver) (*scenario, error) {
 		}
 	}
 	sc.client = bench.NewClient(srv.url, key)
+	if sc.singleOrg, err = adminString(bin, db.url, "org_id", "org", "create", "--name", "One at a time"); err != nil {
+		return sc, err
+	}
+	skey, err := adminString(bin, db.url, "key", "key", "create", "--org", sc.singleOrg, "--scope", "read_write")
+	if err != nil {
+		return sc, err
+	}
+	if _, err := adminString(bin, db.url, "destination_id", "destination", "create", "--org", sc.singleOrg,
+		"--url", recv.url("/"+db.name+"/single"), "--events", "prospect_added,campaign_started", "--name", "receiver"); err != nil {
+		return sc, err
+	}
+	sc.single = bench.NewClient(srv.url, skey)
 	return sc, nil
 }
 
@@ -183,7 +210,6 @@ type result struct {
 	pushFails int
 	cpu       *bench.CPUShare
 	load      [2]string // 1-minute load average before and after
-	paths     string    // events fanned out in the phase by path (the server's metric)
 }
 
 func runDelivery(bin, base string, o options) {
@@ -201,12 +227,12 @@ func runDelivery(bin, base string, o options) {
 			}
 			fatalf("set up %d destinations: %v", d, err)
 		}
-		r1, r2, peak, err := measure(sc, recv, o)
+		rs, peak, err := measure(bin, sc, recv, o)
 		sc.tearDown(o.keep)
 		if err != nil {
 			fatalf("%d destinations: %v (server log: %s)", d, err, sc.srv.log)
 		}
-		rows = append(rows, r1, r2)
+		rows = append(rows, rs...)
 		rss = append(rss, fmt.Sprintf("%d destination(s): %s MB", d, bench.MB(peak)))
 	}
 	dups, bad := recv.anomalies()
@@ -218,40 +244,74 @@ func runDelivery(bin, base string, o options) {
 	}
 }
 
-// measure runs the warm-up, the throughput phase and the latency phase on one scenario.
-func measure(sc *scenario, recv *receiver, o options) (result, result, int64, error) {
+// measure runs the warm-up, the burst, a latency phase per rate and the one-at-a-time phases on
+// one scenario, and returns their rows and the server's peak RSS.
+func measure(bin string, sc *scenario, recv *receiver, o options) ([]result, int64, error) {
 	ctx := context.Background()
 	pid := sc.srv.pid()
 	newCampaign := func(name string) (string, error) { return sc.client.CreateCampaign(ctx, name) }
+	var rows []result
 
-	// Warm-up: connections, caches and the destination list of the fan-out.
+	// Warm-up: connections, caches, the first pages of every table.
 	warm, err := newCampaign("warm-up")
 	if err != nil {
-		return result{}, result{}, 0, err
+		return nil, 0, err
 	}
 	if err := sc.client.PushLeads(ctx, warm, "warm-"+sc.db.name, 0, 100); err != nil {
-		return result{}, result{}, 0, err
+		return nil, 0, err
 	}
 	if n := recv.waitFor(warm, 100*sc.dests, 30*time.Second); n != 100*sc.dests {
-		return result{}, result{}, 0, fmt.Errorf("warm-up: %d of %d deliveries arrived", n, 100*sc.dests)
+		return nil, 0, fmt.Errorf("warm-up: %d of %d deliveries arrived", n, 100*sc.dests)
 	}
 
-	// Throughput: as fast as the clients can push, 100 leads per call.
-	tp, err := newCampaign("throughput")
-	if err != nil {
-		return result{}, result{}, 0, err
+	// Burst: as fast as o.clients pushers can push, 100 leads per call.
+	if o.burstEvents > 0 {
+		r, err := burst(ctx, sc, recv, o, pid)
+		rows = append(rows, r)
+		if err != nil {
+			return rows, 0, err
+		}
 	}
-	calls := (o.throughputDels/sc.dests + 99) / 100
-	r1 := result{dests: sc.dests, phase: "throughput", offered: fmt.Sprintf("max (%d clients × 100 leads/call)", o.clients),
+
+	// Latency: a steady offered rate, open loop, once the previous phase's background work
+	// (enrichment of its leads, their lead_accepted events) is done.
+	for _, rate := range o.rates {
+		r, err := steady(ctx, sc, recv, o, pid, rate)
+		rows = append(rows, r)
+		if err != nil {
+			return rows, 0, err
+		}
+	}
+
+	// One event at a time, committed by the API and by the operator CLI (another process).
+	if o.single > 0 {
+		if _, err := sc.db.settle(ctx, 5*time.Minute); err != nil {
+			return rows, 0, err
+		}
+		for _, byCLI := range []bool{false, true} {
+			r, err := oneAtATime(ctx, bin, sc, recv, o, byCLI)
+			rows = append(rows, r)
+			if err != nil {
+				return rows, 0, err
+			}
+		}
+	}
+	peak, err := bench.PeakRSS(pid)
+	return rows, peak, err
+}
+
+func burst(ctx context.Context, sc *scenario, recv *receiver, o options, pid int) (result, error) {
+	tp, err := sc.client.CreateCampaign(ctx, "burst")
+	if err != nil {
+		return result{}, err
+	}
+	calls := (o.burstEvents + 99) / 100
+	r := result{dests: sc.dests, phase: "burst", offered: fmt.Sprintf("%d clients × 100 leads/call, as fast as they can", o.clients),
 		events: calls * 100, expected: calls * 100 * sc.dests}
 	var rec bench.Recorder
 	var next atomic.Int64
-	r1.load[0] = bench.LoadAvg()
-	paths0, err := sc.srv.fanoutPaths()
-	if err != nil {
-		return result{}, result{}, 0, err
-	}
-	r1.cpu = bench.StartCPU(pid, sc.db.url)
+	r.load[0] = bench.LoadAvg()
+	r.cpu = bench.StartCPU(pid, sc.db.url)
 	var wg sync.WaitGroup
 	for range o.clients {
 		wg.Go(func() {
@@ -270,73 +330,100 @@ func measure(sc *scenario, recv *receiver, o options) (result, result, int64, er
 		})
 	}
 	wg.Wait()
-	recv.waitFor(tp, r1.expected, 60*time.Second)
-	r1.cpu.Stop()
-	r1.load[1] = bench.LoadAvg()
-	if r1.paths, paths0, err = pathsSince(sc.srv, paths0); err != nil {
-		return r1, result{}, 0, err
-	}
+	recv.waitFor(tp, r.expected, 60*time.Second)
+	r.cpu.Stop()
+	r.load[1] = bench.LoadAvg()
 	var first error
-	r1.push, r1.pushFails, first = rec.Result()
-	r1.fig = recv.figures(tp)
-	if r1.pushFails > 0 {
-		return r1, result{}, 0, fmt.Errorf("throughput: %d pushes failed; first: %v", r1.pushFails, first)
+	r.push, r.pushFails, first = rec.Result()
+	r.fig = recv.figures(tp)
+	if r.pushFails > 0 {
+		return r, fmt.Errorf("burst: %d pushes failed; first: %v", r.pushFails, first)
 	}
+	return r, nil
+}
 
-	// Latency: a steady offered rate, open loop, once the throughput phase's background work
-	// (enrichment of its leads, their lead_accepted events) is done.
+func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, rate int) (result, error) {
 	settled, err := sc.db.settle(ctx, 5*time.Minute)
 	if err != nil {
-		return r1, result{}, 0, err
+		return result{}, err
 	}
-	fmt.Fprintf(os.Stderr, "%d destination(s): background work of the throughput phase took %s more to finish\n", sc.dests, settled.Round(time.Millisecond))
-	lt, err := newCampaign("latency")
+	fmt.Fprintf(os.Stderr, "%d destination(s): background work of the previous phase took %s more to finish\n", sc.dests, settled.Round(time.Millisecond))
+	lt, err := sc.client.CreateCampaign(ctx, fmt.Sprintf("latency %d/s", rate))
 	if err != nil {
-		return r1, result{}, 0, err
+		return result{}, err
 	}
-	callsPerSec := float64(o.rate) / float64(o.batch)
-	var rec2 bench.Recorder
-	r2 := result{dests: sc.dests, phase: "latency", offered: fmt.Sprintf("%d events/s (%d lead(s)/call)", o.rate, o.batch)}
+	callsPerSec := float64(rate) / float64(o.batch)
+	var rec bench.Recorder
+	r := result{dests: sc.dests, phase: "latency", offered: fmt.Sprintf("%d events/s (%d lead(s)/call)", rate, o.batch)}
 	if o.hold > 0 {
-		r2.offered += fmt.Sprintf(", a %s transaction elsewhere every second", o.hold)
+		r.offered += fmt.Sprintf(", a %s transaction elsewhere every second", o.hold)
 		stopHold, err := holdTransactions(sc.db.base, o.hold)
 		if err != nil {
-			return r1, result{}, 0, err
+			return r, err
 		}
 		defer stopHold()
 	}
-	r2.load[0] = bench.LoadAvg()
-	if _, paths0, err = pathsSince(sc.srv, paths0); err != nil { // not the background work between the phases
-		return r1, result{}, 0, err
-	}
-	r2.cpu = bench.StartCPU(pid, sc.db.url)
+	r.load[0] = bench.LoadAvg()
+	r.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
 		if err := sc.client.PushLeads(ctx, lt, "lt-"+sc.db.name, i*o.batch, o.batch); err != nil {
-			rec2.Fail(err)
+			rec.Fail(err)
 			return
 		}
-		rec2.Add(time.Since(at))
+		rec.Add(time.Since(at))
 	})
-	r2.events, r2.expected = made*o.batch, made*o.batch*sc.dests
-	recv.waitFor(lt, r2.expected, 60*time.Second)
-	r2.cpu.Stop()
-	r2.load[1] = bench.LoadAvg()
-	if r2.paths, _, err = pathsSince(sc.srv, paths0); err != nil {
-		return r1, r2, 0, err
-	}
-	r2.push, r2.pushFails, first = rec2.Result()
-	r2.fig = recv.figures(lt)
+	r.events, r.expected = made*o.batch, made*o.batch*sc.dests
+	recv.waitFor(lt, r.expected, 60*time.Second)
+	r.cpu.Stop()
+	r.load[1] = bench.LoadAvg()
+	var first error
+	r.push, r.pushFails, first = rec.Result()
+	r.fig = recv.figures(lt)
 	if o.trace != "" {
 		if f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
 			recv.trace(f, strconv.Itoa(sc.dests), lt)
 			_ = f.Close()
 		}
 	}
-	if r2.pushFails > 0 {
-		return r1, r2, 0, fmt.Errorf("latency: %d pushes failed; first: %v", r2.pushFails, first)
+	if r.pushFails > 0 {
+		return r, fmt.Errorf("latency: %d pushes failed; first: %v", r.pushFails, first)
 	}
-	peak, err := bench.PeakRSS(pid)
-	return r1, r2, peak, err
+	return r, nil
+}
+
+// oneAtATime commits o.single events one after the other, each once the last one arrived: by the
+// API (a one-lead push, prospect_added) or by the operator CLI in its own process (`admin campaign
+// set-status --status active`, campaign_started). Each event is its own campaign at the receiver.
+func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o options, byCLI bool) (result, error) {
+	r := result{dests: 1, phase: "one at a time", offered: "API: one-lead push", events: o.single, expected: o.single}
+	if byCLI {
+		r.offered = "operator CLI (another process): campaign set-status active"
+	}
+	var campaigns []string
+	var rec bench.Recorder
+	for i := range o.single {
+		c, err := sc.single.CreateCampaign(ctx, fmt.Sprintf("single %v %d", byCLI, i))
+		if err != nil {
+			return r, err
+		}
+		campaigns = append(campaigns, c)
+		t0 := time.Now()
+		if byCLI {
+			_, err = adminString(bin, sc.db.url, "campaign_id", "campaign", "set-status", "--campaign", c, "--status", "active")
+		} else {
+			err = sc.single.PushLeads(ctx, c, "one-"+c, 0, 1)
+		}
+		if err != nil {
+			return r, err
+		}
+		rec.Add(time.Since(t0))
+		if recv.waitFor(c, 1, 10*time.Second) != 1 {
+			return r, fmt.Errorf("one at a time: the event of campaign %s did not arrive", c)
+		}
+	}
+	r.push, r.pushFails, _ = rec.Result()
+	r.fig = recv.figuresOf(campaigns)
+	return r, nil
 }
 
 const (
@@ -361,20 +448,7 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "- %d destination(s), %s: %s; machine load average %s → %s\n", r.dests, r.phase, r.cpu, r.load[0], r.load[1])
 	}
-	b.WriteString("\nEvents fanned out in each phase, by path (`outreachd_delivery_fanout_events_total`: handoff = right after their commit, outbox = by the outbox consumer; every event counts, also those no destination selected, such as the enrichment's):\n\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "- %d destination(s), %s: %s\n", r.dests, r.phase, r.paths)
-	}
 	return b.String()
-}
-
-// pathsSince reads the server's fan-out path counters and describes what was added since before.
-func pathsSince(s *server, before map[string]float64) (string, map[string]float64, error) {
-	now, err := s.fanoutPaths()
-	if err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("handoff %.0f, outbox %.0f", now["handoff"]-before["handoff"], now["outbox"]-before["outbox"]), now, nil
 }
 
 // writeSection replaces the text between the loaddriver markers of path (appending a marked

@@ -124,13 +124,17 @@ type phaseFigures struct {
 	latency   bench.Summary
 }
 
-func (r *receiver) figures(campaign string) phaseFigures {
+func (r *receiver) figures(campaign string) phaseFigures { return r.figuresOf([]string{campaign}) }
+
+// figuresOf is the figures of the deliveries of several campaigns together.
+func (r *receiver) figuresOf(campaigns []string) phaseFigures {
 	r.mu.Lock()
-	p := r.phases[campaign]
 	var arrivals []time.Time
 	var lat []time.Duration
-	if p != nil {
-		arrivals, lat = slices.Clone(p.arrivals), slices.Clone(p.lat)
+	for _, c := range campaigns {
+		if p := r.phases[c]; p != nil {
+			arrivals, lat = append(arrivals, p.arrivals...), append(lat, p.lat...)
+		}
 	}
 	r.mu.Unlock()
 	f := phaseFigures{received: len(arrivals), latency: bench.Summarize(lat)}

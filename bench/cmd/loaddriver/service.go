@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // moduleRoot walks up from the working directory to the folder holding go.mod.
@@ -239,33 +237,4 @@ func holdTransactions(base string, hold time.Duration) (stop func(), err error) 
 		}
 	}()
 	return func() { cancel(); <-done }, nil
-}
-
-// fanoutPaths reads the server's outreachd_delivery_fanout_events_total by path (handoff,
-// outbox) from its /metrics.
-func (s *server) fanoutPaths() (map[string]float64, error) {
-	resp, err := http.Get(s.url + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("GET /metrics: %w", err)
-	}
-	out := map[string]float64{}
-	if f := families["outreachd_delivery_fanout_events_total"]; f != nil {
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "path" {
-					out[l.GetValue()] = m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return out, nil
 }
