@@ -17,7 +17,9 @@ func DeliveryID(eventID, destinationID string) string {
 }
 
 // Identity is what makes two payloads identical for the duplicate rule: the event kind, the
-// organization and `data`, canonically encoded (sorted keys). The timestamp is left out on
+// organization and `data`, canonically encoded. encoding/json writes struct fields in declaration
+// order and map keys sorted, and EventData holds nothing else (no raw JSON), so one Marshal is
+// canonical. The timestamp is left out on
 // purpose: the same fact emitted twice (a retried job, a double click) carries two timestamps,
 // and collapsing exactly those is the point. Distinct facts differ in data (ids, texts, times
 // inside blocks), so they never collapse. The campaign block's stats are left out for the same
@@ -29,15 +31,7 @@ func (ev Event) Identity() ([]byte, error) {
 		bare.Stats = nil
 		data.Campaign = &bare
 	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, err
-	}
-	canon, err := json.Marshal(v) // maps marshal with sorted keys
+	canon, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package outreach
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -47,4 +49,34 @@ func TestPayloadIdentity(t *testing.T) {
 	if bytes.Equal(DedupeKey("dst_1", id(ev)), DedupeKey("dst_2", id(ev))) {
 		t.Error("dedupe keys must differ per destination")
 	}
+}
+
+// Identity relies on encoding/json being canonical for EventData: struct fields in declaration
+// order, map keys sorted. Raw JSON or interface values would break that; none may appear.
+func TestEventDataEncodesCanonically(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, path string) {
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		if ty == reflect.TypeFor[json.RawMessage]() {
+			t.Errorf("%s is raw JSON: its key order would make identical facts differ", path)
+			return
+		}
+		switch ty.Kind() {
+		case reflect.Interface:
+			t.Errorf("%s is an interface: its encoding is not fixed by its type", path)
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(ty.Elem(), path+"[]")
+		case reflect.Map:
+			walk(ty.Elem(), path+"{}")
+		case reflect.Struct:
+			for f := range ty.Fields() {
+				walk(f.Type, path+"."+f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[EventData](), "EventData")
 }
