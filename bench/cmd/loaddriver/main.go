@@ -53,7 +53,8 @@ type options struct {
 
 func main() {
 	var o options
-	mode := flag.String("mode", "delivery", "delivery (the load test), soak (a long steady run on a private cluster) or seed (leave a seeded database)")
+	mode := flag.String("mode", "delivery", "delivery (the load test), scale (several serve instances on one database), soak (a long steady run on a private cluster) or seed (leave a seeded database)")
+	instances := flag.String("instances", "1,3", "scale: serve instance counts to measure, comma-separated")
 	dests := flag.String("dests", "1,10", "destination counts to measure, comma-separated")
 	flag.IntVar(&o.burstEvents, "burst", 50000, "events of the burst phase (0 skips it), pushed 100 leads per call")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent pushers in the burst phase")
@@ -117,8 +118,18 @@ func main() {
 		runDelivery(bin, base, o)
 	case "seed":
 		runSeed(bin, base, o)
+	case "scale":
+		var counts []int
+		for _, s := range strings.Split(*instances, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > 8 {
+				fatalf("-instances: %q is not a count from 1 to 8", s)
+			}
+			counts = append(counts, n)
+		}
+		runScale(bin, base, o, counts)
 	default:
-		fatalf("-mode must be delivery or seed, got %q", *mode)
+		fatalf("-mode must be delivery, scale, soak or seed, got %q", *mode)
 	}
 }
 
