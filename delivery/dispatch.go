@@ -24,9 +24,9 @@ type destQueue struct {
 // sched holds what this process has claimed: per destination, the sends in flight and a bounded
 // local queue. A send that finishes hands its slot straight to the next queued delivery of its
 // destination, in the same goroutine, so a busy destination never waits for a claim round trip.
-// A destination whose queue holds perDest rows or more is left out of claims (saturated); with
-// claims of at most perDest rows, a queue never exceeds 2 × perDest − 1, which is what the lease
-// covers (Config.Lease). Per budget, held counts claimed rows not yet finished (in flight or
+// A destination whose queue holds perDest rows is left out of claims (saturated), and a claim
+// takes of a destination at most perDest minus its queue (storage.ClaimDueParams.PerDestination),
+// so a queue never exceeds perDest rows, which is what the lease covers (Config.Lease). Per budget, held counts claimed rows not yet finished (in flight or
 // queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
 // starves fresh events of claims.
 type sched struct {
@@ -53,18 +53,22 @@ func budgetIndex(retries bool) int {
 	return 0
 }
 
-// state returns the budget's held and running counts and the saturated destinations.
-func (s *sched) state(retries bool) (held, running int, saturated []string) {
+// state returns the budget's held and running counts, the saturated destinations (a local queue
+// of perDest or more) and the length of every other non-empty local queue.
+func (s *sched) state(retries bool) (held, running int, saturated []string, queued map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	saturated = []string{}
+	saturated, queued = []string{}, map[string]int{}
 	for id, d := range s.dests {
-		if len(d.queue) >= s.perDest {
+		switch n := len(d.queue); {
+		case n >= s.perDest:
 			saturated = append(saturated, id)
+		case n > 0:
+			queued[id] = n
 		}
 	}
 	b := budgetIndex(retries)
-	return s.held[b], s.running[b], saturated
+	return s.held[b], s.running[b], saturated, queued
 }
 
 // signal wakes both claim loops.
@@ -165,8 +169,9 @@ func (s *sched) wait() { s.wg.Wait() }
 
 // dispatch is one claim loop: first attempts or retries. It claims whenever its budget has room
 // — right after a notification, a send finishing with an idle slot, or a destination queue
-// draining to half — up to min(room, ClaimBatch, PerDestination) rows per claim, skipping
-// saturated destinations. When a claim finds less than it asked for, it sleeps until one of
+// draining to half — up to min(room, ClaimBatch) rows per claim and at most what each
+// destination's local queue has room for (PerDestination), skipping saturated destinations, and
+// claims again at once while claims find work. When a claim finds nothing, it sleeps until one of
 // those wake-ups or the next delivery's due time (bounded by IdleWake): never a fixed sleep.
 func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	wake, capacity, budget := h.wakeFirst, h.cfg.FirstAttemptSlots, "first"
@@ -177,18 +182,12 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		// A freed slot or queue only matters when the last claim had to leave a saturated
-		// destination out or was cut short by the budget; otherwise nothing due was left behind,
-		// and waking on every finished send would only repeat an empty claim.
-		listenFreed := freed
-		held, running, saturated := h.sched.state(retries)
+		held, running, saturated, queued := h.sched.state(retries)
 		h.metrics.inFlight.WithLabelValues(budget).Set(float64(running))
-		limit := min(capacity-held, h.cfg.ClaimBatch, h.cfg.PerDestination)
-		got := 0
+		limit := min(capacity-held, h.cfg.ClaimBatch)
 		if limit > 0 {
-			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{
-				Retries: retries, Limit: limit, Lease: h.cfg.Lease, Skip: saturated,
-			})
+			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
+				Skip: saturated, PerDestination: h.cfg.PerDestination, Queued: queued})
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -203,20 +202,23 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 			} else {
 				h.health.ok()
 			}
-			got = len(cs)
 			for _, it := range h.sched.add(retries, cs) {
 				go h.deliver(ctx, it)
 			}
-			if got == limit {
+			if len(cs) > 0 {
 				continue // there may be more due now
 			}
 		}
-		if limit > 0 && len(saturated) == 0 {
-			listenFreed = nil
+		// Nothing claimed. A freed slot or queue only matters when the budget is full or a
+		// destination is saturated; otherwise nothing due was left behind, and waking on every
+		// finished send would only repeat an empty claim.
+		_, _, saturated, _ = h.sched.state(retries)
+		var listenFreed chan struct{}
+		if limit <= 0 || len(saturated) > 0 {
+			listenFreed = freed
 		}
 		wait := h.cfg.IdleWake
-		if limit > 0 && got == 0 {
-			_, _, saturated = h.sched.state(retries)
+		if limit > 0 {
 			if next, ok, err := h.store.NextDue(ctx, retries, saturated); err == nil && ok {
 				// Something due now that we could not take is locked by another process for the
 				// moment of its claim; look again shortly rather than spin.

@@ -212,38 +212,54 @@ type ClaimDueParams struct {
 	Lease   time.Duration // the claimed rows come due again after this, if nobody records them
 	// Skip lists destinations left out of this claim (the caller's saturated local queues).
 	Skip []string
+	// PerDestination, when positive, caps what one claim takes of a destination: PerDestination
+	// minus what the caller already holds queued for it (Queued), so one claim of many rows
+	// never piles more onto one destination than the caller can send within the lease.
+	PerDestination int
+	Queued         map[string]int
 }
 
 // ClaimDue leases up to Limit due pending deliveries of enabled destinations, oldest due first,
-// skipping rows other processes hold and the destinations in Skip. It walks the partial index of
-// its budget (deliveries_due_first / deliveries_due_retry) and stops after Limit rows: no
-// per-destination arithmetic in SQL, the caller queues what it cannot send at once. The rows come
-// back oldest due first.
+// skipping rows other processes hold and the destinations in Skip, and at most the room
+// PerDestination leaves of each destination. It walks the partial index of its budget
+// (deliveries_due_first / deliveries_due_retry), reads Limit rows and takes the ones within each
+// destination's room; the rest stay due for the next claim. The rows come back oldest due first.
 func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelivery, error) {
 	cond := `d.attempts = 0`
 	if p.Retries {
 		cond = `d.attempts > 0`
 	}
-	skip := p.Skip
-	if skip == nil {
-		skip = []string{} // pgx sends nil as NULL, and "x <> ALL(NULL)" is never true
+	// Empty, not nil: pgx sends a nil slice as NULL, and "x <> ALL(NULL)" is never true.
+	skip, queuedIDs, queuedN := []string{}, []string{}, []int32{}
+	skip = append(skip, p.Skip...)
+	for id, n := range p.Queued {
+		queuedIDs, queuedN = append(queuedIDs, id), append(queuedN, int32(n))
+	}
+	perDest := p.PerDestination
+	if perDest <= 0 {
+		perDest = p.Limit
 	}
 	rows, err := s.async.Query(ctx, `
 WITH c AS (
-    SELECT d.id, d.next_attempt_at AS due FROM deliveries d
+    SELECT d.id, d.destination_id, d.next_attempt_at AS due FROM deliveries d
     WHERE d.status = 'pending' AND `+cond+` AND d.next_attempt_at <= now()
       AND d.destination_id <> ALL($1::text[])
       AND EXISTS (SELECT 1 FROM destinations e WHERE e.id = d.destination_id AND e.enabled)
     ORDER BY d.next_attempt_at
     LIMIT $2
     FOR UPDATE OF d SKIP LOCKED
+), r AS (
+    SELECT c.id, c.due FROM (
+        SELECT c.*, row_number() OVER (PARTITION BY c.destination_id ORDER BY c.due) AS n FROM c) c
+    LEFT JOIN unnest($4::text[], $5::int[]) AS q(dest, n) ON q.dest = c.destination_id
+    WHERE c.n <= $6 - coalesce(q.n, 0)
 )
 UPDATE deliveries d SET next_attempt_at = now() + $3::interval, updated_at = now()
-FROM c, destinations dst, delivery_payloads pl
-WHERE d.id = c.id AND dst.id = d.destination_id AND pl.event_id = d.event_id
-RETURNING c.due, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
+FROM r, destinations dst, delivery_payloads pl
+WHERE d.id = r.id AND dst.id = d.destination_id AND pl.event_id = d.event_id
+RETURNING r.due, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
           d.next_trigger, `+targetColumns,
-		skip, p.Limit, p.Lease)
+		skip, p.Limit, p.Lease, queuedIDs, queuedN, perDest)
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}

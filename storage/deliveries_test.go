@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -300,4 +301,43 @@ func firstAttempts(cs []storage.ClaimedDelivery, code int, status string) []stor
 			StatusCode: code, Status: status, Succeeded: code/100 == 2})
 	}
 	return recs
+}
+
+// A claim of many rows takes of each destination at most the room its local queue leaves.
+func TestClaimDueCapsEachDestination(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for range 2 {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+		for i := range 4 {
+			fanOut(t, st, org.ID, fmt.Sprint("cap-", i), time.Hour, d.ID)
+		}
+	}
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute, PerDestination: 3,
+		Queued: map[string]int{dests[0]: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, c := range got {
+		per[c.Target.ID]++
+	}
+	if per[dests[0]] != 1 || per[dests[1]] != 3 {
+		t.Fatalf("claimed %v; want 1 of the destination with 2 queued and 3 of the other (cap 3)", per)
+	}
+	// What the caps left stays due for the next claim.
+	rest, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
+	if err != nil || len(rest) != 4 {
+		t.Fatalf("second claim: %d rows, %v; want the 4 left", len(rest), err)
+	}
 }
