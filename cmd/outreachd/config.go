@@ -184,6 +184,8 @@ func parseSchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
+// openStore connects serve and the admin CLI alike: both commit events, and the deliveries the
+// store writes for them carry the attempts of the configured retry schedule.
 func openStore(ctx context.Context, c Config) (*storage.Store, error) {
-	return storage.Open(ctx, c.DatabaseURL, storage.Config{})
+	return storage.Open(ctx, c.DatabaseURL, storage.Config{Fanout: storage.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)}})
 }
