@@ -260,7 +260,7 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 	})
 
 	dest := func(url string) storage.Destination {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: storage.DestinationHTTPS, URL: url, Enabled: true})
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Enabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,7 +93,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 // destination creates an https destination of the env's organization.
 func (e *hubEnv) destination(t *testing.T, url, secret string, events ...string) storage.Destination {
 	t.Helper()
-	d := storage.Destination{OrgID: e.org, Name: "d", Kind: storage.DestinationHTTPS, URL: url, Events: events, Enabled: true}
+	d := storage.Destination{OrgID: e.org, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Events: events, Enabled: true}
 	if secret != "" {
 		sealed, err := e.box.Seal(secret)
 		if err != nil {

@@ -395,7 +395,7 @@ func TestSlackDestination(t *testing.T) {
 	e := startHub(t, hubOpts{allowPrivate: true})
 	rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = w.Write([]byte("ok")) })
 	d, err := e.st.CreateDestination(context.Background(), storage.Destination{OrgID: e.org, Name: "slack",
-		Kind: storage.DestinationSlack, URL: rc.URL, Enabled: true})
+		Kind: outreach.DestinationSlack, URL: rc.URL, Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}

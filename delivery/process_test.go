@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -49,7 +50,7 @@ func processEnv(t *testing.T, url string) (dbURL string, st *storage.Store, org 
 		t.Fatal(err)
 	}
 	if _, err := st.CreateDestination(context.Background(), storage.Destination{OrgID: o.ID, Name: "r",
-		Kind: storage.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
+		Kind: outreach.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dbURL, st, o.ID

@@ -36,16 +36,16 @@ func TestEnrichmentWorkerOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	soft, bank := "Computer Software", "Banking"
-	enr := engine.EnricherFunc(func(_ context.Context, r engine.EnrichRequest) (engine.Person, error) {
+	enr := engine.EnricherFunc(func(_ context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
 		switch r.PublicIdentifier {
 		case "found-soft":
-			return engine.Person{Found: true, Industry: &soft}, nil
+			return outreach.PersonLookup{Found: true, Person: outreach.Person{Industry: &soft}}, nil
 		case "found-bank":
-			return engine.Person{Found: true, Industry: &bank}, nil
+			return outreach.PersonLookup{Found: true, Person: outreach.Person{Industry: &bank}}, nil
 		case "not-known":
-			return engine.Person{}, nil
+			return outreach.PersonLookup{}, nil
 		}
-		return engine.Person{}, errors.New("provider down")
+		return outreach.PersonLookup{}, errors.New("provider down")
 	})
 	w, err := engine.NewEnrichmentWorker(st, enr, nil, engine.EnrichmentConfig{MaxAttempts: 2, RetryBackoff: time.Nanosecond})
 	if err != nil {

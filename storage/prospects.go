@@ -189,26 +189,10 @@ func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error 
 		return fmt.Errorf("campaign of prospect %s: %w", p.ID, err)
 	}
 	tx.Emit(outreach.NewEvent(outreach.EventCallBooked, p.OrgID, at, outreach.EventData{
-		Prospect: outcomeProspectBlock(p),
+		Prospect: p.EventBlock(),
 		Campaign: &outreach.CampaignBlock{ID: p.CampaignID, Name: campaignName},
 		Booking:  &outreach.BookingBlock{Provider: outreach.BookingProviderManual, Title: "Call booked (marked manually)"},
 		Manual:   true,
 	}))
 	return nil
-}
-
-// outcomeProspectBlock is the prospect block of an event: unknown fields omitted.
-func outcomeProspectBlock(p Prospect) *outreach.ProspectBlock {
-	str := func(v *string) string {
-		if v == nil {
-			return ""
-		}
-		return *v
-	}
-	return &outreach.ProspectBlock{
-		Name: p.Name, LinkedInURL: str(p.LinkedInURL), LinkedInID: p.LinkedInID, LeadID: p.ID,
-		Company: str(p.Company), JobTitle: str(p.Role), Industry: str(p.Industry), Location: str(p.Location),
-		Headline: str(p.Headline), CompanyWebsite: str(p.CompanyWebsite), CompanyLinkedInURL: str(p.CompanyLinkedInURL),
-		CompanySize: str(p.CompanySize), FollowerCount: p.FollowerCount,
-	}
 }
