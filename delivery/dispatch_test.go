@@ -368,7 +368,8 @@ func TestSchedReservations(t *testing.T) {
 	const p = 2
 	s := newSched(p, 5, 100)
 	// Room for p waiting deliveries per destination: the third reservation of "a" is refused.
-	if !s.reserve("a") || !s.reserve("a") {
+	first, second := s.reserve("a"), s.reserve("a")
+	if !first || !second {
 		t.Fatal("first reservations refused")
 	}
 	if s.reserve("a") {

@@ -1,7 +1,5 @@
 package outreach
 
-import "slices"
-
 // This file holds the blocks an event carries inside `data` (the catalog is in events.go).
 
 // ProspectBlock is the person an event is about. Unlike the API's person block (2.3), an unknown
@@ -34,14 +32,6 @@ type ConversationTurn struct {
 	FromMe bool   `json:"from_me"`
 	Text   string `json:"text"`
 	At     string `json:"at"`
-}
-
-// RecentConversation keeps the last MaxRecentConversation turns of a thread given oldest first.
-func RecentConversation(turns []ConversationTurn) []ConversationTurn {
-	if len(turns) > MaxRecentConversation {
-		turns = turns[len(turns)-MaxRecentConversation:]
-	}
-	return slices.Clone(turns)
 }
 
 // MessageBlock is the message an event is about: on reply_* and needs_human the lead's message,
