@@ -238,7 +238,11 @@ func TestIdenticalPayloadsCollapse(t *testing.T) {
 				}
 				return false
 			})
-			time.Sleep(100 * time.Millisecond)
+			// A duplicate would be a delivery row of its own, created before the marker's (the
+			// fan-out reads the outbox in order). Once every delivery of the destination is
+			// finished, each has reached the receiver, so the count below is final: no pause
+			// for a late duplicate is needed.
+			e.waitFinished(t, d.ID, 2, 15*time.Second)
 			got := rc.requests()
 			n := 0
 			for _, r := range got {
