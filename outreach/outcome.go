@@ -20,6 +20,11 @@ func ParseOutcome(s string) (Outcome, error) {
 	return "", invalidf("outcome %q must be one of booked, converted, interested, lost", s)
 }
 
+// EndsSequence reports an outcome that stops all outreach to the prospect: a lost prospect is
+// not contacted again, and a booked one has what the sequence was for. Interested and converted
+// leave the sequence as it is.
+func (o Outcome) EndsSequence() bool { return o == OutcomeLost || o == OutcomeBooked }
+
 // What marking an outcome did: recorded now, or recorded before and left alone.
 const (
 	OutcomeWritten    = "written"
