@@ -14,7 +14,11 @@ func SampleEvent(k EventKind, orgID string, at time.Time) Event {
 	at = at.UTC()
 	s := newSamples(at)
 	d := EventData{Test: true}
-	_ = s.conversationData(k, &d) || s.campaignData(k, &d) || s.accountData(k, &d) || s.reportData(k, &d)
+	for _, fill := range []func(EventKind, *EventData) bool{s.conversationData, s.campaignData, s.accountData, s.reportData} {
+		if fill(k, &d) {
+			break
+		}
+	}
 	return NewEvent(k, orgID, at, d)
 }
 
