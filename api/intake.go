@@ -75,7 +75,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		warnings[row.Index] = row.Warnings
 	}
 	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: target.OrgID, CampaignID: target.CampaignID,
-		BatchID: batchID, DefaultSource: storage.SourceIntakeURL, Leads: leads})
+		BatchID: batchID, DefaultSource: outreach.SourceIntakeURL, Leads: leads})
 	if err != nil {
 		s.fail(w, r, err)
 		return

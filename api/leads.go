@@ -85,7 +85,7 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 		leads[i], warnings[i] = storage.PushLead{Index: i, Input: in}, warn
 	}
 	res, err := s.store.PushLeads(r.Context(), storage.PushRequest{OrgID: PrincipalFrom(r.Context()).OrgID,
-		CampaignID: mux.Vars(r)["id"], BatchID: batchID, DefaultSource: storage.SourceAPI, Leads: leads})
+		CampaignID: mux.Vars(r)["id"], BatchID: batchID, DefaultSource: outreach.SourceAPI, Leads: leads})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -263,8 +263,7 @@ type leadJSON struct {
 // they stand now: with final=true once enrichment is over (unknown facts then reject), with
 // final=false while it is pending or was skipped (unknown facts cannot reject yet).
 func leadView(p storage.Prospect, f outreach.HardFilters) leadJSON {
-	final := p.EnrichmentStatus != storage.EnrichmentPending && p.EnrichmentStatus != storage.EnrichmentSkipped
-	now := f.Evaluate(storage.LeadFacts(p), final)
+	now := f.Evaluate(p.Facts(), outreach.EnrichmentFinal(p.EnrichmentStatus))
 	v := leadJSON{LeadID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
 		Contacted: p.Contacted, EnrichmentStatus: p.EnrichmentStatus, FilterVerdict: p.FilterVerdict, BatchID: p.BatchID,
 		Source: p.Source, personJSON: personBlock(p.Person), CreatedAt: outreach.FormatTime(p.CreatedAt), UpdatedAt: outreach.FormatTime(p.UpdatedAt)}

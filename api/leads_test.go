@@ -401,17 +401,12 @@ func TestEnrichmentResolvesLeads(t *testing.T) {
 
 func waitEnriched(t *testing.T, e leadEnv, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var d map[string]any
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := e.org.Read.Do(t, "GET", "/api/v1/leads/"+id, nil)
 		wantStatus(t, r, 200)
-		d := r.JSON["data"].(map[string]any)
-		if d["enrichment_status"] != "pending" {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lead %s still pending after 20s: %v", id, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		d = r.JSON["data"].(map[string]any)
+		return d["enrichment_status"] != "pending", fmt.Sprintf("lead %s still pending: %v", id, d)
+	})
+	return d
 }

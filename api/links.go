@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The keyed JSON resources that links in event payloads resolve to on PUBLIC_URL, until the
@@ -49,7 +48,7 @@ func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
 	}
 	v := conversationJSON{ID: c.ID, AccountID: c.AccountID, AttendeeName: c.AttendeeName, AttendeeProviderID: c.AttendeeProviderID,
 		UnreadCount: c.UnreadCount, RepliesStopped: c.RepliesStopped, ProspectID: c.ProspectID, Messages: c.Messages,
-		personJSON: personBlock(storage.Person{})}
+		personJSON: personBlock(outreach.Person{})}
 	if c.ProspectID != nil {
 		if p, err := s.store.GetProspect(r.Context(), org, *c.ProspectID); err == nil {
 			v.CampaignID, v.personJSON = &p.CampaignID, personBlock(p.Person)

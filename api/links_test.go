@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
@@ -26,7 +27,7 @@ func TestEventLinksResolve(t *testing.T) {
 	r := org.Write.Do(t, "POST", "/api/v1/campaigns/"+cid+"/leads", map[string]any{"leads": []any{lead("link-lea", "name", "Lea Link")}})
 	wantStatus(t, r, 202)
 	pid := list(r.JSON["accepted"])[0]["lead_id"].(string)
-	waitFor(t, "the invitation", func() bool {
+	testenv.EventuallyTrue(t, 15*time.Second, "the invitation", func() bool {
 		g := org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil)
 		return g.JSON["data"].(map[string]any)["status"] == "connection_sent"
 	})
@@ -40,7 +41,7 @@ func TestEventLinksResolve(t *testing.T) {
 	}
 	defer st.Close()
 	var evs []outreach.Event
-	waitFor(t, "needs_human and account_disconnected", func() bool {
+	testenv.EventuallyTrue(t, 15*time.Second, "needs_human and account_disconnected", func() bool {
 		evs, err = st.OutboxEvents(context.Background(), org.ID)
 		kinds := map[outreach.EventKind]bool{}
 		for _, ev := range evs {

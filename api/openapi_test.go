@@ -452,17 +452,13 @@ func TestOpenAPIResponses(t *testing.T) {
 
 	// Deliveries: wait for the events above to reach rc, then read, resend and recover.
 	var delivered []map[string]any
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	testenv.EventuallyTrue(t, 20*time.Second, "a succeeded delivery", func() bool {
 		dl := w.Do(t, "GET", "/api/v1/deliveries?status=succeeded", nil)
 		if dl.Status == 200 {
-			if delivered = oaList(dl.JSON["data"]); len(delivered) > 0 {
-				break
-			}
+			delivered = oaList(dl.JSON["data"])
 		}
-	}
-	if len(delivered) == 0 {
-		t.Fatal("no delivery succeeded within 20s")
-	}
+		return len(delivered) > 0
+	})
 	c.do(t, r, "GET", "/api/v1/deliveries", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/deliveries?destination_id="+dst+"&status=succeeded&from=2020-01-01&to="+time.Now().UTC().Format(time.RFC3339), nil, s(200))
 	c.do(t, r, "GET", "/api/v1/deliveries?status=lost", nil, s(400))

@@ -21,7 +21,7 @@ type personJSON struct {
 	FollowerCount      *int    `json:"follower_count"`
 }
 
-func personBlock(p storage.Person) personJSON {
+func personBlock(p outreach.Person) personJSON {
 	return personJSON{
 		LinkedInURL: p.LinkedInURL, PublicIdentifier: p.PublicIdentifier, Role: p.Role, Company: p.Company,
 		Industry: p.Industry, Location: p.Location, Headline: p.Headline, CompanyWebsite: p.CompanyWebsite,

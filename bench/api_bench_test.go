@@ -65,7 +65,7 @@ func startSeeded(b *testing.B) seeded {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d prospects in %s", n, time.Since(t0).Round(time.Millisecond))
-	pid, err := FindServerPID(strings.TrimPrefix(srv.URL, "http://"))
+	pid, err := findServerPID(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func TestSeedAndServerProcess(t *testing.T) {
 		}
 	}
 
-	pid, err := FindServerPID(strings.TrimPrefix(srv.URL, "http://"))
+	pid, err := findServerPID(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestSeedAndServerProcess(t *testing.T) {
 	if cpu.Server <= 0 || cpu.DB <= 0 || cpu.Wall <= 0 {
 		t.Fatalf("300 listings used no CPU? %s", cpu)
 	}
-	if _, err := FindServerPID("127.0.0.1:1"); err == nil {
+	if _, err := findServerPID("127.0.0.1:1"); err == nil {
 		t.Fatal("found a server on port 1")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,31 +282,6 @@ func (c *CPUShare) String() string {
 	}
 	return fmt.Sprintf("outreachd %s cores, its postgres backends %s cores, load generator %s cores over %.1fs",
 		cores(c.Server), cores(c.DB), cores(c.Self), c.Wall.Seconds())
-}
-
-// FindServerPID finds the `outreachd serve` process listening on addr (host:port) by its
-// environment (HTTP_ADDR=addr), for servers started by another package that does not expose
-// the process (internal/testenv).
-func FindServerPID(addr string) (int, error) {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	want := "HTTP_ADDR=" + addr
-	for _, d := range dirs {
-		cmdline, err := os.ReadFile(d + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), "\x00serve") {
-			continue
-		}
-		env, err := os.ReadFile(d + "/environ")
-		if err != nil {
-			continue
-		}
-		// os/exec keeps one value per variable in a child's environment, so an exact entry plus
-		// the serve argument identifies the process.
-		if slices.Contains(strings.Split(string(env), "\x00"), want) {
-			pid, _ := strconv.Atoi(filepath.Base(d))
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("no outreachd serve process with HTTP_ADDR=%s", addr)
 }
 
 // LoadAvg returns the 1-minute load average of the machine ("?" when unreadable): figures

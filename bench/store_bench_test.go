@@ -48,7 +48,7 @@ func BenchmarkStorePushLeads(b *testing.B) {
 			next += 100
 			t0 := time.Now()
 			res, err := st.PushLeads(ctx, storage.PushRequest{OrgID: org.ID, CampaignID: cmp, BatchID: fmt.Sprintf("bat-%d", next),
-				DefaultSource: storage.SourceAPI, Leads: leads})
+				DefaultSource: outreach.SourceAPI, Leads: leads})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -61,7 +61,7 @@ func benchStages(b *testing.B, dests, deliveries int) {
 	defer recv.Close()
 	for i := range dests {
 		if _, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i),
-			Kind: storage.DestinationHTTPS, URL: recv.URL, Enabled: true}); err != nil {
+			Kind: outreach.DestinationHTTPS, URL: recv.URL, Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

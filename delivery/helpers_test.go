@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -93,7 +94,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 // destination creates an https destination of the env's organization.
 func (e *hubEnv) destination(t *testing.T, url, secret string, events ...string) storage.Destination {
 	t.Helper()
-	d := storage.Destination{OrgID: e.org, Name: "d", Kind: storage.DestinationHTTPS, URL: url, Events: events, Enabled: true}
+	d := storage.Destination{OrgID: e.org, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Events: events, Enabled: true}
 	if secret != "" {
 		sealed, err := e.box.Seal(secret)
 		if err != nil {
@@ -198,12 +199,13 @@ func (rc *receiver) waitFor(t *testing.T, d time.Duration, what string, cond fun
 
 func atLeast(n int) func([]received) bool { return func(r []received) bool { return len(r) >= n } }
 
-// waitDelivery waits until every delivery of the destination is finished and returns them.
+// waitFinished waits until every delivery of the destination is finished and returns them.
 func (e *hubEnv) waitFinished(t *testing.T, destID string, want int, d time.Duration) []storage.DeliveryLogEntry {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		list, _, err := e.st.DeliveryLog(context.Background(), e.org, storage.DeliveryLogQuery{DestinationID: destID, Limit: 1000})
+	var list []storage.DeliveryLogEntry
+	testenv.Eventually(t, d, func() (bool, string) {
+		var err error
+		list, _, err = e.st.DeliveryLog(context.Background(), e.org, storage.DeliveryLogQuery{DestinationID: destID, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,14 +215,10 @@ func (e *hubEnv) waitFinished(t *testing.T, destID string, want int, d time.Dura
 				done++
 			}
 		}
-		if len(list) >= want && done == len(list) {
-			return list
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deliveries of %s not finished after %s: %d of %d (want %d)", destID, d, done, len(list), want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(list) >= want && done == len(list),
+			fmt.Sprintf("deliveries of %s not finished: %d of %d (want %d)", destID, done, len(list), want)
+	})
+	return list
 }
 
 func isNotFound(err error) bool { return errors.Is(err, outreach.ErrNotFound) }

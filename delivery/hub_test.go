@@ -238,7 +238,11 @@ func TestIdenticalPayloadsCollapse(t *testing.T) {
 				}
 				return false
 			})
-			time.Sleep(100 * time.Millisecond)
+			// A duplicate would be a delivery row of its own, created before the marker's (the
+			// fan-out reads the outbox in order). Once every delivery of the destination is
+			// finished, each has reached the receiver, so the count below is final: no pause
+			// for a late duplicate is needed.
+			e.waitFinished(t, d.ID, 2, 15*time.Second)
 			got := rc.requests()
 			n := 0
 			for _, r := range got {
@@ -395,7 +399,7 @@ func TestSlackDestination(t *testing.T) {
 	e := startHub(t, hubOpts{allowPrivate: true})
 	rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = w.Write([]byte("ok")) })
 	d, err := e.st.CreateDestination(context.Background(), storage.Destination{OrgID: e.org, Name: "slack",
-		Kind: storage.DestinationSlack, URL: rc.URL, Enabled: true})
+		Kind: outreach.DestinationSlack, URL: rc.URL, Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}

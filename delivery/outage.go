@@ -60,13 +60,6 @@ func (d *dbHealth) ok() {
 	d.failing, d.failures = false, 0
 }
 
-// down reports whether the database is currently considered unreachable.
-func (d *dbHealth) down() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.failing
-}
-
 // check reports err (nil or not) and says whether it was an outage, with the wait before the
 // next try; errors that are not outages are left to the caller (handled false).
 func (d *dbHealth) check(where string, err error) (handled bool, wait time.Duration) {

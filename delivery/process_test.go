@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -49,7 +51,7 @@ func processEnv(t *testing.T, url string) (dbURL string, st *storage.Store, org 
 		t.Fatal(err)
 	}
 	if _, err := st.CreateDestination(context.Background(), storage.Destination{OrgID: o.ID, Name: "r",
-		Kind: storage.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
+		Kind: outreach.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dbURL, st, o.ID
@@ -113,20 +115,13 @@ func TestKillNineMidStreamLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d events: %d requests before the kill, %d in all, %d duplicates (at least once, resent after the lease)",
 		len(ids), before, len(rc.requests()), dups)
-	var pending int
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
+		var pending int
 		if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE status <> 'succeeded'`).Scan(&pending); err != nil {
 			t.Fatal(err)
 		}
-		if pending == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if pending != 0 {
-		t.Errorf("%d deliveries not succeeded after the restart", pending)
-	}
+		return pending == 0, fmt.Sprintf("%d deliveries not succeeded after the restart", pending)
+	})
 }
 
 func TestTwoProcessesShareWithoutDoubleSends(t *testing.T) {
@@ -140,7 +135,19 @@ func TestTwoProcessesShareWithoutDoubleSends(t *testing.T) {
 	b := testenv.StartServer(t, dbURL, env...)
 	ids := emitN(t, st, org, 400)
 	rc.waitFor(t, 40*time.Second, "every event", allArrived(ids))
-	time.Sleep(300 * time.Millisecond) // a double send would arrive about now
+	// A double send is a second request for one event. Instead of sleeping in the hope that it
+	// has arrived by then, wait until the books balance: no delivery left unfinished (nothing
+	// will be claimed again) and one attempt row recorded per request received, so every send
+	// either process made has reached the receiver and is counted below.
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
+		var open, attempts int
+		if err := st.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM deliveries WHERE status <> 'succeeded'),
+			(SELECT count(*) FROM delivery_attempts)`).Scan(&open, &attempts); err != nil {
+			t.Fatal(err)
+		}
+		got := len(rc.requests())
+		return open == 0 && attempts == got, fmt.Sprintf("%d deliveries unfinished, %d attempts recorded for %d requests", open, attempts, got)
+	})
 	byEvent, byDelivery := rc.counts()
 	for id, n := range byEvent {
 		if n != 1 {

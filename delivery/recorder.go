@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -145,7 +146,7 @@ func (h *Hub) stats(ctx context.Context) error {
 			h.metrics.queueDepth.WithLabelValues("pending").Set(float64(st.Pending))
 			h.metrics.queueDepth.WithLabelValues("due").Set(float64(st.Due))
 			h.metrics.oldestPending.Set(st.OldestDue.Seconds())
-			for _, k := range []string{storage.DestinationHTTPS, storage.DestinationSlack} {
+			for _, k := range []string{outreach.DestinationHTTPS, outreach.DestinationSlack} {
 				h.metrics.failing.WithLabelValues(k).Set(float64(st.FailingBy[k]))
 			}
 		} else if ctx.Err() == nil {

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -213,21 +214,14 @@ func TestRetentionThroughTheAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 		var left int
 		if err := st.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM deliveries) + (SELECT count(*) FROM delivery_payloads)
 			+ (SELECT count(*) FROM watermill_events)`).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rows past retention still there after 20 s", left)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return left == 0, fmt.Sprintf("%d rows past retention still there", left)
+	})
 	metrics := scrape(t, srv.URL)
 	for _, line := range []string{`outreachd_retention_deleted_rows_total{table="deliveries"} 3`,
 		`outreachd_retention_deleted_rows_total{table="delivery_payloads"} 3`} {

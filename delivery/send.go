@@ -32,7 +32,7 @@ type sendResult struct {
 // error: every failure is an attempt result to record.
 func (h *Hub) attempt(ctx context.Context, t storage.DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {
 	switch t.Kind {
-	case storage.DestinationSlack:
+	case outreach.DestinationSlack:
 		return h.attemptSlack(ctx, t, payload)
 	default:
 		return h.attemptHTTPS(ctx, t, deliveryID, kind, payload, at)

@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,7 +40,16 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	if _, err := lock.Exec(ctx, `SELECT id FROM destinations WHERE org_id = $1 FOR UPDATE`, org); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // a record batch is now waiting for the lock
+	// Stop only once a record batch is waiting for the lock (a backend of this database waits
+	// on a lock), rather than after a guessed pause.
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
+		var waiting int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*)::int FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		return waiting > 0, "no attempt record waiting for the destination's lock yet"
+	})
 	release := time.AfterFunc(3*time.Second, func() { _ = lock.Rollback(ctx) })
 	defer release.Stop()
 	start := time.Now()
@@ -54,8 +64,11 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	}
 	srv.Start()
 	rc.waitFor(t, 60*time.Second, "every event after the restart", allArrived(ids))
+	// A delivery sent but left without a record stays pending (leased) and is sent again after
+	// its lease, about 11 s after the restart; it leaves pending only once that second send is
+	// recorded, after it reached the receiver. So once nothing is pending every send that will
+	// ever happen has happened and is counted below; no fixed pause past the lease is needed.
 	waitNoPending(t, st, 30*time.Second)
-	time.Sleep(12 * time.Second) // past the lease: a delivery left leased without a record comes back now
 
 	_, byDelivery := rc.counts()
 	if len(byDelivery) != len(ids) {
@@ -108,20 +121,13 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 // waitNoPending waits until no delivery of the database is pending.
 func waitNoPending(t *testing.T, st *storage.Store, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
+	testenv.Eventually(t, d, func() (bool, string) {
 		var pending int
 		if err := st.Pool().QueryRow(context.Background(), `SELECT count(*)::int FROM deliveries WHERE status = 'pending'`).Scan(&pending); err != nil {
 			t.Fatal(err)
 		}
-		if pending == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d deliveries still pending after %s", pending, d)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return pending == 0, fmt.Sprintf("%d deliveries still pending", pending)
+	})
 }
 
 // grepLines returns the lines of s that contain sub.

@@ -1,7 +1,7 @@
 // Package docs carries the documents the binary serves itself. Only the OpenAPI file is
 // embedded: GET /openapi.yaml answers it byte for byte and GET /docs renders it as a page
 // (api/reference.go), so the reference a client reads is the file in this folder, never a copy.
-// go:embed cannot reach a parent folder, which is why this tiny package sits beside the file.
+// A go:embed directive cannot reach a parent folder, which is why this tiny package sits beside the file.
 package docs
 
 import _ "embed"

@@ -264,13 +264,6 @@ func (e *Engine) callCtx(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithTimeout(ctx, e.cfg.CallTimeout)
 }
 
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func timePtr(t time.Time) *time.Time { return &t }
 
 func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }

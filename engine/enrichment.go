@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -35,19 +36,10 @@ type EnrichRequest struct {
 	Location         string
 }
 
-// Person is what the provider knows; nil is unknown. Same fields as adapters/enrichment.Person.
-type Person struct {
-	Found              bool
-	Role               *string
-	Company            *string
-	Industry           *string
-	Location           *string
-	Headline           *string
-	CompanyWebsite     *string
-	CompanyLinkedInURL *string
-	CompanySize        *string
-	FollowerCount      *int
-}
+// Person is the provider's answer, outreach.PersonLookup. The name stays for the wiring in
+// cmd/outreachd/serve.go, which converts the enrichment adapter's answer to it; new code names
+// outreach.PersonLookup.
+type Person = outreach.PersonLookup
 
 // EnrichmentConfig tunes the enrichment worker.
 type EnrichmentConfig struct {
@@ -189,16 +181,14 @@ func (w *EnrichmentWorker) resolveOne(ctx context.Context, l storage.PendingLead
 		return w.retry(l)
 	case err != nil:
 		w.log.Warn("enrichment gave up; deciding on what is known", "lead", l.ID, "attempts", l.Attempts+1, "err", err)
-		res.EnrichmentStatus = storage.EnrichmentFailed
+		res.EnrichmentStatus = outreach.EnrichmentFailed
 	case !found.Found:
-		res.EnrichmentStatus = storage.EnrichmentNotFound
+		res.EnrichmentStatus = outreach.EnrichmentNotFound
 	default:
-		res.EnrichmentStatus = storage.EnrichmentDone
-		res.Person = merge(l.Person, found)
+		res.EnrichmentStatus = outreach.EnrichmentDone
+		res.Person = l.Person.Enriched(found.Person)
 	}
-	p := l.Prospect
-	p.Person = res.Person
-	res.Verdict = l.Filters.Evaluate(storage.LeadFacts(p), true)
+	res.Verdict = l.Filters.Evaluate(res.Person.Facts(), true)
 	return res
 }
 
@@ -216,29 +206,4 @@ func requestFor(p storage.Prospect) EnrichRequest {
 	}
 	return EnrichRequest{ProfileKey: p.LeadKey, PublicIdentifier: s(p.PublicIdentifier), Name: p.Name,
 		Company: s(p.Company), Title: s(p.Role), Location: s(p.Location)}
-}
-
-// merge fills the person block: what the provider knows replaces what was pushed, and a field
-// the provider does not know keeps the pushed value. The profile link and handle are ours
-// (built from the lead key) and never change.
-func merge(have storage.Person, got Person) storage.Person {
-	pick := func(old, new *string) *string {
-		if new != nil && *new != "" {
-			return new
-		}
-		return old
-	}
-	out := have
-	out.Role = pick(have.Role, got.Role)
-	out.Company = pick(have.Company, got.Company)
-	out.Industry = pick(have.Industry, got.Industry)
-	out.Location = pick(have.Location, got.Location)
-	out.Headline = pick(have.Headline, got.Headline)
-	out.CompanyWebsite = pick(have.CompanyWebsite, got.CompanyWebsite)
-	out.CompanyLinkedInURL = pick(have.CompanyLinkedInURL, got.CompanyLinkedInURL)
-	out.CompanySize = pick(have.CompanySize, got.CompanySize)
-	if got.FollowerCount != nil {
-		out.FollowerCount = got.FollowerCount
-	}
-	return out
 }

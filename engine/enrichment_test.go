@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,27 +37,34 @@ func TestEnrichmentWorkerOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	soft, bank := "Computer Software", "Banking"
-	enr := engine.EnricherFunc(func(_ context.Context, r engine.EnrichRequest) (engine.Person, error) {
+	enr := engine.EnricherFunc(func(_ context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
 		switch r.PublicIdentifier {
 		case "found-soft":
-			return engine.Person{Found: true, Industry: &soft}, nil
+			return outreach.PersonLookup{Found: true, Person: outreach.Person{Industry: &soft}}, nil
 		case "found-bank":
-			return engine.Person{Found: true, Industry: &bank}, nil
+			return outreach.PersonLookup{Found: true, Person: outreach.Person{Industry: &bank}}, nil
 		case "not-known":
-			return engine.Person{}, nil
+			return outreach.PersonLookup{}, nil
 		}
-		return engine.Person{}, errors.New("provider down")
+		return outreach.PersonLookup{}, errors.New("provider down")
 	})
 	w, err := engine.NewEnrichmentWorker(st, enr, nil, engine.EnrichmentConfig{MaxAttempts: 2, RetryBackoff: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 { // the failing lead needs a second round after its (tiny) backoff
+	// The failing lead needs a second round once its (tiny) backoff is due: run rounds until no
+	// lead of the campaign is pending.
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		if _, err := w.RunOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		var pending int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM prospects WHERE campaign_id = $1 AND enrichment_status = 'pending'`,
+			camp).Scan(&pending); err != nil {
+			t.Fatal(err)
+		}
+		return pending == 0, fmt.Sprintf("%d leads still pending", pending)
+	})
 	want := map[string][2]string{
 		"found-soft": {"done", "accepted"}, "found-bank": {"done", "rejected"},
 		"not-known": {"not_found", "rejected"}, "always-err": {"failed", "rejected"},

@@ -130,7 +130,7 @@ func (w *world) campaign(outreachType string, sched outreach.Schedule, seq []out
 // does; it returns the prospect ids in order.
 func (w *world) push(campaignID string, handles ...string) []string {
 	w.t.Helper()
-	req := storage.PushRequest{OrgID: w.org, CampaignID: campaignID, BatchID: outreach.NewID("bat"), DefaultSource: storage.SourceAPI}
+	req := storage.PushRequest{OrgID: w.org, CampaignID: campaignID, BatchID: outreach.NewID("bat"), DefaultSource: outreach.SourceAPI}
 	for i, h := range handles {
 		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: outreach.LeadInput{
 			LinkedInURL: "https://www.linkedin.com/in/" + h, Name: "Person " + h, Company: "Company " + h, Title: "Head of Growth"}})
@@ -142,8 +142,8 @@ func (w *world) push(campaignID string, handles ...string) []string {
 	if len(res.Accepted) != len(handles) {
 		w.t.Fatalf("push accepted %d of %d: %+v", len(res.Accepted), len(handles), res.Rejected)
 	}
-	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, engine.EnrichRequest) (engine.Person, error) {
-		return engine.Person{Found: true}, nil
+	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, engine.EnrichRequest) (outreach.PersonLookup, error) {
+		return outreach.PersonLookup{Found: true}, nil
 	}), nil, engine.EnrichmentConfig{})
 	if err != nil {
 		w.t.Fatal(err)

@@ -34,37 +34,9 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 	row := storage.ProviderReport{Kind: in.Kind, At: at}
 	switch in.Kind {
 	case ReportInviteAccepted, ReportMessageReceived:
-		if in.Kind == ReportMessageReceived {
-			text := strings.TrimSpace(in.Text)
-			if text == "" {
-				return nil, fmt.Errorf("--text is required and must not be blank: %w", outreach.ErrInvalid)
-			}
-			if utf8.RuneCountInString(in.Text) > maxOperatorText || !utf8.ValidString(in.Text) {
-				return nil, fmt.Errorf("--text must be valid UTF-8 of at most %d characters: %w", maxOperatorText, outreach.ErrInvalid)
-			}
-			row.Text = in.Text
-		}
-		p, err := e.store.GetEngineProspect(ctx, in.ProspectID)
-		if err != nil {
+		if err := e.prospectReport(ctx, in, &row); err != nil {
 			return nil, err
 		}
-		var acc storage.LinkedInAccount
-		err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-			c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
-			if err != nil {
-				return err
-			}
-			acc, err = tx.PickSendingAccount(ctx, p.OrgID, p.AccountID, c.AccountIDs)
-			return err
-		})
-		if errors.Is(err, outreach.ErrNotFound) {
-			return nil, storage.ErrNoAccount
-		}
-		if err != nil {
-			return nil, err
-		}
-		row.OrgID, row.AccountID, row.ProviderAccountID = p.OrgID, acc.ID, acc.ProviderAccountID
-		row.ProspectID, row.ProfileKey, row.AttendeeName = p.ID, p.LeadKey, p.Name
 	case ReportAccountDisconnected, ReportAccountReconnected, ReportAccountRateLimited,
 		ReportSalesNavUnavailable, ReportSalesNavRestored:
 		acc, err := e.store.GetLinkedInAccount(ctx, in.AccountID)
@@ -88,22 +60,8 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 	if err != nil {
 		return nil, err
 	}
-	if alive, err := e.store.EngineAlive(ctx, 3*time.Second); err == nil && alive {
-		deadline := time.Now().Add(wait)
-		for time.Now().Before(deadline) {
-			r, err := e.store.GetReport(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			if r.State != storage.ReportNew {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
+	if err := e.awaitServingEngine(ctx, id, wait); err != nil {
+		return nil, err
 	}
 	if _, err := e.handle(ctx, id); err != nil {
 		return nil, err
@@ -122,6 +80,67 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 		r.Result = map[string]any{}
 	}
 	return r.Result, nil
+}
+
+// prospectReport fills an invite_accepted or message_received row for in.ProspectID: its
+// organization, the seat that works the prospect, and the checked message text.
+func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *storage.ProviderReport) error {
+	if in.Kind == ReportMessageReceived {
+		text := strings.TrimSpace(in.Text)
+		if text == "" {
+			return fmt.Errorf("--text is required and must not be blank: %w", outreach.ErrInvalid)
+		}
+		if utf8.RuneCountInString(in.Text) > maxOperatorText || !utf8.ValidString(in.Text) {
+			return fmt.Errorf("--text must be valid UTF-8 of at most %d characters: %w", maxOperatorText, outreach.ErrInvalid)
+		}
+		row.Text = in.Text
+	}
+	p, err := e.store.GetEngineProspect(ctx, in.ProspectID)
+	if err != nil {
+		return err
+	}
+	var acc storage.LinkedInAccount
+	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
+		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+		if err != nil {
+			return err
+		}
+		acc, err = tx.PickSendingAccount(ctx, p.OrgID, p.AccountID, c.AccountIDs)
+		return err
+	})
+	if errors.Is(err, outreach.ErrNotFound) {
+		return storage.ErrNoAccount
+	}
+	if err != nil {
+		return err
+	}
+	row.OrgID, row.AccountID, row.ProviderAccountID = p.OrgID, acc.ID, acc.ProviderAccountID
+	row.ProspectID, row.ProfileKey, row.AttendeeName = p.ID, p.LeadKey, p.Name
+	return nil
+}
+
+// awaitServingEngine gives a serving engine, when one is alive, up to wait to handle report id.
+func (e *Engine) awaitServingEngine(ctx context.Context, id int64, wait time.Duration) error {
+	alive, err := e.store.EngineAlive(ctx, 3*time.Second)
+	if err != nil || !alive {
+		return nil
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		r, err := e.store.GetReport(ctx, id)
+		if err != nil {
+			return err
+		}
+		if r.State != storage.ReportNew {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // forward re-enacts an operator row on the simulator in the serving process, then polls and

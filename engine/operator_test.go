@@ -8,6 +8,7 @@ import (
 
 	"outreachd/adapters/drafter"
 	"outreachd/engine"
+	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -81,14 +82,10 @@ func TestSimulateForwardedToServingEngine(t *testing.T) {
 	serving := w.newEngine(draftAdapter{drafter.Builtin{}}, engine.Config{InstanceID: "serving", Tick: 20 * time.Millisecond})
 	done := make(chan error, 1)
 	go func() { done <- serving.Run(ctx) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if alive, _ := w.st.EngineAlive(w.ctx, time.Second); alive {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the serving engine never said it was alive")
-		}
-	}
+	testenv.EventuallyTrue(t, 10*time.Second, "the serving engine to say it is alive", func() bool {
+		alive, _ := w.st.EngineAlive(w.ctx, time.Second)
+		return alive
+	})
 	cli := w.cliEngine()
 	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: pid}, 10*time.Second); err != nil {
 		t.Fatal(err)

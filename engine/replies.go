@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -105,29 +104,7 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 		return nil, err
 	}
 	block := &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name}
-	if p.RepliedAt == nil {
-		p.RepliedAt = timePtr(r.At)
-	}
-	if plan.class.Sentiment != outreach.SentimentNeutral || p.Sentiment == nil {
-		p.Sentiment = &sentiment
-	}
-	p.LastActivityAt = timePtr(r.At)
-	p.Contacted = true
-	if p.ChatID == nil {
-		p.ChatID = &chatID
-	}
-	if p.AccountID == nil {
-		p.AccountID = &acc.ID
-	}
-	if p.ConnectedAt == nil {
-		p.ConnectedAt = timePtr(r.At) // a message implies the connection
-	}
-	switch {
-	case plan.class.Sentiment == outreach.SentimentNegative:
-		p.Status = statusOptedOut
-	case p.Status != statusOptedOut:
-		p.Status = statusReplied
-	}
+	markReplied(&p, plan.class.Sentiment, chatID, acc.ID, r.At)
 	if p.SequenceEndedAt == nil {
 		p.SequenceEndedAt = timePtr(r.At)
 		// The sequencer looks at the campaign soon: it may be complete now.
@@ -146,28 +123,68 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 		AccountID: &acc.ID, Kind: storage.ActivityReply, Sentiment: &sentiment, At: r.At}); err != nil {
 		return nil, err
 	}
-	recent, err := tx.RecentTurns(ctx, chatID, outreach.MaxRecentConversation)
-	if err != nil {
+	if err := emitReply(ctx, tx, p, block, chatID, r, plan.class.Sentiment); err != nil {
 		return nil, err
-	}
-	mb := &outreach.MessageBlock{Text: r.Text, ChatID: chatID, Sentiment: plan.class.Sentiment, RecentConversation: recent}
-	data := outreach.EventData{Prospect: storage.EventProspect(p.Prospect), Message: mb, Campaign: block}
-	tx.Emit(outreach.NewEvent(outreach.EventReplyReceived, p.OrgID, r.At, data))
-	switch plan.class.Sentiment {
-	case outreach.SentimentPositive:
-		tx.Emit(outreach.NewEvent(outreach.EventReplyPositive, p.OrgID, r.At, data))
-	case outreach.SentimentNegative:
-		tx.Emit(outreach.NewEvent(outreach.EventReplyNegative, p.OrgID, r.At, data))
 	}
 	// Nothing is drafted where replies were stopped or the person is out (lost, blocked, or
 	// a clear no: answering "stop messaging me" is exactly what not to do).
-	answer := !stopped && p.LostAt == nil && p.Status != statusOptedOut
+	answer := !stopped && p.LostAt == nil && p.Status != outreach.ProspectOptedOut
 	if answer {
 		if err := e.answer(ctx, tx, &p, camp, block, acc, chatID, r, plan); err != nil {
 			return nil, err
 		}
 	}
 	return result, tx.SaveEngineProspect(ctx, p)
+}
+
+// markReplied moves a campaign person who wrote to us: replied (or opted_out on a clear no), with
+// the chat, the seat and the connection the message implies; the first reply time and a
+// sentiment stick (a neutral message does not overwrite an earlier one).
+func markReplied(p *storage.EngineProspect, s outreach.Sentiment, chatID, accountID string, at time.Time) {
+	sentiment := string(s)
+	if p.RepliedAt == nil {
+		p.RepliedAt = timePtr(at)
+	}
+	if s != outreach.SentimentNeutral || p.Sentiment == nil {
+		p.Sentiment = &sentiment
+	}
+	p.LastActivityAt = timePtr(at)
+	p.Contacted = true
+	if p.ChatID == nil {
+		p.ChatID = &chatID
+	}
+	if p.AccountID == nil {
+		p.AccountID = &accountID
+	}
+	if p.ConnectedAt == nil {
+		p.ConnectedAt = timePtr(at) // a message implies the connection
+	}
+	switch {
+	case s == outreach.SentimentNegative:
+		p.Status = outreach.ProspectOptedOut
+	case p.Status != outreach.ProspectOptedOut:
+		p.Status = outreach.ProspectReplied
+	}
+}
+
+// emitReply emits reply_received and, for a clear yes or no, reply_positive or reply_negative,
+// each with the thread's recent turns.
+func emitReply(ctx context.Context, tx *storage.Tx, p storage.EngineProspect, block *outreach.CampaignBlock, chatID string,
+	r storage.ProviderReport, s outreach.Sentiment) error {
+	recent, err := tx.RecentTurns(ctx, chatID, outreach.MaxRecentConversation)
+	if err != nil {
+		return err
+	}
+	mb := &outreach.MessageBlock{Text: r.Text, ChatID: chatID, Sentiment: s, RecentConversation: recent}
+	data := outreach.EventData{Prospect: p.Prospect.EventBlock(), Message: mb, Campaign: block}
+	tx.Emit(outreach.NewEvent(outreach.EventReplyReceived, p.OrgID, r.At, data))
+	switch s {
+	case outreach.SentimentPositive:
+		tx.Emit(outreach.NewEvent(outreach.EventReplyPositive, p.OrgID, r.At, data))
+	case outreach.SentimentNegative:
+		tx.Emit(outreach.NewEvent(outreach.EventReplyNegative, p.OrgID, r.At, data))
+	}
+	return nil
 }
 
 // answer routes a campaign person's message: a draft the guardrails pass is queued for sending;
@@ -194,7 +211,7 @@ func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *storage.EnginePr
 			e.log.Warn("engine: blacklist check", "prospect", p.ID, "err", err)
 			reason, human = outreach.ReasonBlacklistCheckFailed, true
 		case blocked:
-			p.Status = statusOptedOut
+			p.Status = outreach.ProspectOptedOut
 			return nil
 		}
 	}
@@ -255,7 +272,7 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 	prospect := &outreach.ProspectBlock{Name: h.name, LinkedInID: h.providerID}
 	if h.p != nil {
 		n.OrgID, n.ProspectID, n.CampaignID, n.Name = h.p.OrgID, &h.p.ID, &h.p.CampaignID, h.p.Name
-		prospect = storage.EventProspect(h.p.Prospect)
+		prospect = h.p.Prospect.EventBlock()
 	} else {
 		var err error
 		if n.OrgID, err = e.chatOrg(ctx, tx, h.chatID); err != nil {
@@ -300,7 +317,7 @@ func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.Engine
 		return nil
 	}
 	title := fmt.Sprintf("%s x %s - intro call", camp.Name, p.Name)
-	data := outreach.EventData{Prospect: storage.EventProspect(p.Prospect), Campaign: block,
+	data := outreach.EventData{Prospect: p.Prospect.EventBlock(), Campaign: block,
 		Booking: &outreach.BookingBlock{Provider: bookingProvider, Title: title}}
 	slot, ok, err := e.findSlot(ctx, tx, camp, acc.ID, at)
 	if err != nil {
@@ -355,130 +372,4 @@ func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp storage.Engi
 		}
 	}
 	return time.Time{}, false, nil
-}
-
-// sendDrafts sends the drafts the guardrails let through.
-func (e *Engine) sendDrafts(ctx context.Context) (int, error) {
-	if e.li == nil {
-		return 0, nil
-	}
-	ids, err := e.store.DueAutoDrafts(ctx, e.clock.Now(), 100)
-	if err != nil {
-		return 0, err
-	}
-	sent := 0
-	for _, id := range ids {
-		ok, err := e.sendDraft(ctx, id)
-		if err != nil {
-			e.log.Warn("engine: send draft", "draft", id, "err", err)
-		}
-		if ok {
-			sent++
-		}
-	}
-	return sent, nil
-}
-
-func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
-	sent := false
-	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
-		now := e.clock.Now()
-		d, ok, err := tx.LockDraftToSend(ctx, id)
-		if err != nil || !ok {
-			return err
-		}
-		var p storage.EngineProspect
-		if d.ProspectID != nil {
-			if p, err = tx.LockEngineProspect(ctx, *d.ProspectID); err != nil {
-				return err
-			}
-		}
-		if d.RepliesStopped || (d.ProspectID != nil && (p.LostAt != nil || p.Status == statusOptedOut)) {
-			return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
-		}
-		if d.ProspectID != nil {
-			blocked, err := tx.ProspectBlacklisted(ctx, p.Prospect)
-			if err != nil {
-				return err
-			}
-			if blocked {
-				p.Status = statusOptedOut
-				if err := tx.SaveEngineProspect(ctx, p); err != nil {
-					return err
-				}
-				return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
-			}
-		}
-		cctx, cancel := e.callCtx(ctx)
-		chatID, msgID, err := e.li.SendMessage(cctx, d.ProviderAccountID, d.ProviderChatID, d.Text)
-		if (errors.Is(err, ErrUnknownChat) || errors.Is(err, ErrNotConnected)) && e.op != nil && d.ProspectID != nil {
-			ref := ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
-			if e.resyncConnection(cctx, d.ProviderAccountID, ref) == nil {
-				chatID, msgID, err = e.li.SendMessage(cctx, d.ProviderAccountID, p.LeadKey, d.Text)
-			}
-		}
-		cancel()
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrAccountDown), errors.Is(err, ErrRateLimited):
-			_, err := tx.Exec(ctx, `UPDATE reply_drafts SET auto_send_at = $2 WHERE id = $1`, d.ID, now.Add(15*time.Minute))
-			return err
-		default:
-			e.log.Warn("engine: reply not sent", "draft", d.ID, "err", err)
-			if err := tx.SetDraftStatus(ctx, d.ID, "dismissed", now); err != nil {
-				return err
-			}
-			if d.ProspectID == nil {
-				return nil
-			}
-			c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
-			if err != nil {
-				return err
-			}
-			return e.queueForHuman(ctx, tx, humanItem{p: &p, campaign: &outreach.CampaignBlock{ID: c.ID, Name: c.Name},
-				chatID: d.ChatID, draft: d.Text, reason: outreach.ReasonNeedsHuman, sentiment: outreach.SentimentNeutral, at: now})
-		}
-		if chatID == "" {
-			chatID = d.ProviderChatID
-		}
-		msg := storage.ChatMessage{OrgID: d.OrgID, AccountID: d.AccountID, ProviderChatID: chatID, ProspectID: d.ProspectID,
-			FromMe: true, Text: d.Text, ProviderMessageID: msgID, At: now}
-		if d.ProspectID != nil {
-			msg.LeadKey, msg.AttendeeName = p.LeadKey, p.Name
-		}
-		chat, _, err := tx.RecordChatMessage(ctx, msg)
-		if err != nil {
-			return err
-		}
-		if err := tx.SetDraftStatus(ctx, d.ID, "sent", now); err != nil {
-			return err
-		}
-		sent = true
-		recent, err := tx.RecentTurns(ctx, chat, outreach.MaxRecentConversation)
-		if err != nil {
-			return err
-		}
-		data := outreach.EventData{Message: &outreach.MessageBlock{Text: d.Text, ChatID: chat, RecentConversation: recent}}
-		if d.ProspectID == nil {
-			data.Prospect = &outreach.ProspectBlock{}
-			tx.Emit(outreach.NewEvent(outreach.EventMessageSent, d.OrgID, now, data))
-			return nil
-		}
-		p.LastActivityAt = timePtr(now)
-		if err := tx.SaveEngineProspect(ctx, p); err != nil {
-			return err
-		}
-		if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
-			AccountID: &d.AccountID, Kind: storage.ActivityMessageSent, At: now}); err != nil {
-			return err
-		}
-		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
-		if err != nil {
-			return err
-		}
-		data.Prospect, data.Campaign = storage.EventProspect(p.Prospect), &outreach.CampaignBlock{ID: c.ID, Name: c.Name}
-		tx.Emit(outreach.NewEvent(outreach.EventMessageSent, p.OrgID, now, data))
-		return nil
-	})
-	return sent, err
 }

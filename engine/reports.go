@@ -244,8 +244,8 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 		p.AccountID = &acc.ID
 	}
 	switch p.Status {
-	case "pending", statusActive, statusConnectionSent:
-		p.Status = statusConnected
+	case outreach.ProspectPending, outreach.ProspectActive, outreach.ProspectConnectionSent:
+		p.Status = outreach.ProspectConnected
 	}
 	if !halted(p) && p.WithdrawnAt == nil && camp.Status == string(outreach.CampaignActive) {
 		steps, _, err := outreach.ParseSequence(camp.Sequence, camp.OutreachType)
@@ -272,7 +272,7 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 		return nil, err
 	}
 	tx.Emit(outreach.NewEvent(outreach.EventConnectionAccepted, p.OrgID, r.At, outreach.EventData{
-		Prospect: storage.EventProspect(p.Prospect), Campaign: &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name}}))
+		Prospect: p.Prospect.EventBlock(), Campaign: &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name}}))
 	return map[string]any{"matched": true, "prospect_id": p.ID}, nil
 }
 

@@ -42,7 +42,7 @@ func (e *Engine) detectStalls(ctx context.Context) (int, error) {
 				recent = []outreach.ConversationTurn{}
 			}
 			tx.Emit(outreach.NewEvent(outreach.EventConversationStalled, c.OrgID, now, outreach.EventData{
-				Prospect: storage.EventProspect(p.Prospect),
+				Prospect: p.Prospect.EventBlock(),
 				Campaign: &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name},
 				Stalled: &outreach.StalledBlock{DaysSinceActivity: int(now.Sub(c.LastActivityAt) / (24 * time.Hour)),
 					RecentConversation: recent},

@@ -31,7 +31,7 @@ func TestAssistantDrafts(t *testing.T) {
 		pids = append(pids, a.(map[string]any)["lead_id"].(string))
 	}
 	for _, pid := range pids {
-		waitFor(t, 30*time.Second, "the invitation", func() bool {
+		testenv.EventuallyTrue(t, 30*time.Second, "the invitation", func() bool {
 			r := org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil)
 			return r.JSON["data"].(map[string]any)["status"] == "connection_sent"
 		})

@@ -172,17 +172,6 @@ func execSQL(t *testing.T, srv *testenv.Server, sql string, args ...any) {
 	}
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // queryRow reads one row of the server's database into dest.
 func queryRow(t *testing.T, srv *testenv.Server, sql string, args []any, dest ...any) {
 	t.Helper()

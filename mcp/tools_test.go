@@ -47,7 +47,7 @@ func newWorkspace(t *testing.T, env ...string) workspace {
 // so that two reads of the same thing agree.
 func (w workspace) settle(t *testing.T) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "enrichment and deliveries", func() bool {
+	testenv.EventuallyTrue(t, 30*time.Second, "enrichment and deliveries", func() bool {
 		leads := restJSON(t, w.org.Read, "GET", "/api/v1/campaigns/"+w.campaignID+"/leads", nil)["data"].([]any)
 		for _, l := range leads {
 			if l.(map[string]any)["enrichment_status"] == "pending" {

@@ -131,7 +131,7 @@ func (s *Server) proposePush(ctx context.Context, c caller, in pushLeadsInput) (
 	if !outreach.ValidID("cmp", in.CampaignID) {
 		return plan{}, userErrorf("campaign %q was not found in this workspace", clip(in.CampaignID, 60))
 	}
-	req := storage.PushRequest{OrgID: c.principal.OrgID, CampaignID: in.CampaignID, DefaultSource: storage.SourceAPI}
+	req := storage.PushRequest{OrgID: c.principal.OrgID, CampaignID: in.CampaignID, DefaultSource: outreach.SourceAPI}
 	for i, l := range in.Leads {
 		li := outreach.LeadInput{LinkedInURL: l.LinkedInURL, FirstName: l.FirstName, LastName: l.LastName, Name: l.Name,
 			Company: l.Company, Title: l.Title, Email: l.Email, Location: l.Location, Headline: l.Headline,

@@ -183,18 +183,3 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
-
-func TestRecentConversation(t *testing.T) {
-	var turns []ConversationTurn
-	for i := range 7 {
-		turns = append(turns, ConversationTurn{Text: string(rune('a' + i))})
-	}
-	got := RecentConversation(turns)
-	if len(got) != MaxRecentConversation || got[0].Text != "c" || got[4].Text != "g" {
-		t.Errorf("got %v, want the last five, oldest first", got)
-	}
-	got[0].Text = "changed"
-	if turns[2].Text != "c" {
-		t.Errorf("RecentConversation must not alias its input")
-	}
-}

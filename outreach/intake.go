@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // MaxIntakeRows is the most rows one intake call may carry, the same as a push.
@@ -246,24 +245,6 @@ func scalarText(raw json.RawMessage) (string, bool) {
 		return "false", true
 	}
 	return "", false
-}
-
-// dataScalar prepares an extra column's value for Data: blank strings, nulls, objects and
-// arrays report false; long strings are cut to MaxLeadDataValueLen characters. Numbers stay
-// json.Number so they are stored exactly as sent.
-func dataScalar(raw json.RawMessage) (any, bool) {
-	v := decodeScalar(raw)
-	if s, ok := v.(string); ok {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			return nil, false
-		}
-		if utf8.RuneCountInString(s) > MaxLeadDataValueLen {
-			s = string([]rune(s)[:MaxLeadDataValueLen])
-		}
-		return s, true
-	}
-	return v, v != nil
 }
 
 // decodeScalar returns a string, json.Number or bool, or nil for null, objects and arrays

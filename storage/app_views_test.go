@@ -19,7 +19,7 @@ func TestAttemptViews(t *testing.T) {
 	ctx := context.Background()
 	org := newOrg(t, st)
 	other := newOrg(t, st)
-	d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org, Name: "d", Kind: storage.DestinationHTTPS,
+	d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org, Name: "d", Kind: outreach.DestinationHTTPS,
 		URL: "https://1.1.1.1/h", Enabled: true})
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,12 @@ import (
 // MaxDestinationsPerOrg is the documented limit: the eleventh is refused.
 const MaxDestinationsPerOrg = 10
 
-// Destination kinds (the CHECK of 010_delivery.sql).
+// Destination kinds: the domain's outreach.DestinationHTTPS and outreach.DestinationSlack,
+// repeated here only while api/destinations*.go and cmd/outreachd (rewritten in another change
+// of issue 14) still name them through storage; new code uses the outreach names.
 const (
-	DestinationHTTPS = "https"
-	DestinationSlack = "slack"
+	DestinationHTTPS = outreach.DestinationHTTPS
+	DestinationSlack = outreach.DestinationSlack
 )
 
 // DestinationsChannel is the LISTEN/NOTIFY channel told the organization id after any change

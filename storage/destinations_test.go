@@ -26,7 +26,7 @@ func newOrg(t *testing.T, st *storage.Store) string {
 }
 
 func httpsDest(orgID, name string) storage.Destination {
-	return storage.Destination{OrgID: orgID, Name: name, Kind: storage.DestinationHTTPS,
+	return storage.Destination{OrgID: orgID, Name: name, Kind: outreach.DestinationHTTPS,
 		URL: "https://example.com/hook/" + name, Events: []string{"reply_received"}, Enabled: true}
 }
 

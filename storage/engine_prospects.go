@@ -3,12 +3,9 @@ package storage
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"outreachd/outreach"
 )
 
 // EngineProspect is a prospect with where it stands in its sequence (the 020 columns).
@@ -89,18 +86,7 @@ func (tx *Tx) SaveEngineProspect(ctx context.Context, p EngineProspect) error {
 // ProspectBlacklisted re-checks a prospect against the organization's do-not-contact list:
 // its profile key, its company page and its company name.
 func (tx *Tx) ProspectBlacklisted(ctx context.Context, p Prospect) (bool, error) {
-	var company []string
-	if p.Company != nil {
-		company = append(company, companyKeys(*p.Company)...)
-		if n := outreach.NormalizeCompanyName(*p.Company); n != "" {
-			company = append(company, "name:"+n)
-		}
-	}
-	if p.CompanyLinkedInURL != nil {
-		if slug, ok := outreach.ParseCompanyURL(strings.TrimSpace(*p.CompanyLinkedInURL)); ok {
-			company = append(company, "url:"+slug)
-		}
-	}
+	company := p.Person.CompanyBlacklistKeys()
 	var hit bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blacklist WHERE org_id = $1
 		AND ((type = 'account' AND key = $2) OR (type = 'company' AND key = ANY($3))))`,
@@ -129,9 +115,6 @@ func (tx *Tx) InsertActivity(ctx context.Context, a Activity) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, a.OrgID, a.CampaignID, a.ProspectID, a.AccountID, a.Kind, a.Sentiment, a.Step, a.At)
 	return err
 }
-
-// EventProspect is the prospect block of an event about p (unknown fields omitted).
-func EventProspect(p Prospect) *outreach.ProspectBlock { return leadEventProspect(p) }
 
 // TakenBookingSlots lists the start times already booked on a seat between from and to.
 func (tx *Tx) TakenBookingSlots(ctx context.Context, accountID string, from, to time.Time) ([]time.Time, error) {

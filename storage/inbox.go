@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"outreachd/outreach"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -44,7 +46,7 @@ type ChatRef struct {
 // member id key ("id:"+provider id), or through the chats table the engine keeps. The result
 // has one entry per ref; nil means a stranger (never in any of the organization's campaigns).
 // When one person is in several campaigns the newest prospect wins.
-func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) ([]*Person, error) {
+func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) ([]*outreach.Person, error) {
 	keys := make([]string, len(refs))
 	provs := make([]string, len(refs))
 	accs := make([]string, len(refs))
@@ -64,9 +66,9 @@ func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) (
 	if err != nil {
 		return nil, fmt.Errorf("inbox people: %w", err)
 	}
-	out := make([]*Person, len(refs))
+	out := make([]*outreach.Person, len(refs))
 	var i int
-	var p Person
+	var p outreach.Person
 	_, err = pgx.ForEachRow(rows, append([]any{&i}, personDest(&p)...), func() error {
 		cp := p
 		out[i-1] = &cp

@@ -36,7 +36,7 @@ func push(t *testing.T, st *storage.Store, orgID, campaignID string, ins ...outr
 }
 
 func pushReq(orgID, campaignID string, ins ...outreach.LeadInput) storage.PushRequest {
-	req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: outreach.NewID("bat"), DefaultSource: storage.SourceAPI}
+	req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: outreach.NewID("bat"), DefaultSource: outreach.SourceAPI}
 	for i, in := range ins {
 		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: in})
 	}
@@ -239,7 +239,7 @@ func TestEnrichPendingLeads(t *testing.T) {
 				out = append(out, storage.LeadResolution{ID: l.ID, Retry: true, RetryAt: l.CreatedAt.Add(1e12)})
 				continue
 			}
-			r.Verdict = l.Filters.Evaluate(storage.LeadFacts(storage.Prospect{Person: r.Person}), true)
+			r.Verdict = l.Filters.Evaluate(r.Person.Facts(), true)
 			out = append(out, r)
 		}
 		return out, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"outreachd/outreach"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -20,7 +22,7 @@ type NeedsHumanItem struct {
 	Intent       *string
 	Reason       string
 	WaitingSince time.Time
-	Person
+	outreach.Person
 }
 
 // NeedsHumanQuery selects a page of the open queue; CampaignID "" means every campaign.
@@ -34,7 +36,7 @@ type NeedsHumanQuery struct {
 const personSelect = `p.linkedin_url, p.public_identifier, p.role, p.company, p.industry, p.location,
 	p.headline, p.company_website, p.company_linkedin_url, p.company_size, p.follower_count`
 
-func personDest(p *Person) []any {
+func personDest(p *outreach.Person) []any {
 	return []any{&p.LinkedInURL, &p.PublicIdentifier, &p.Role, &p.Company, &p.Industry, &p.Location,
 		&p.Headline, &p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount}
 }

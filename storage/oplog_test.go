@@ -55,7 +55,7 @@ func TestPurgeDeletedDestinations(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := st.CreateDestination(ctx, storage.Destination{ID: outreach.NewID("dst"), OrgID: org.ID, Name: "x",
-		Kind: storage.DestinationHTTPS, URL: "https://example.com/hook", Enabled: true})
+		Kind: outreach.DestinationHTTPS, URL: "https://example.com/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func (s *Store) PreviewPush(ctx context.Context, req PushRequest) (PushPreview, 
 	if err != nil {
 		return pv, notFound(err, "campaign "+req.CampaignID)
 	}
-	if pv.CampaignStatus == "completed" || pv.CampaignStatus == "archived" {
+	if outreach.CampaignStatus(pv.CampaignStatus).Closed() {
 		return pv, fmt.Errorf("campaign %s is %s and cannot take new leads: %w", req.CampaignID, pv.CampaignStatus, outreach.ErrCampaignClosed)
 	}
 	filters, err := outreach.ParseHardFilters(raw)
@@ -152,7 +152,7 @@ func (s *Store) PreviewPush(ctx context.Context, req PushRequest) (PushPreview, 
 				pv.AlreadyThere++
 			} else {
 				pv.New++
-				if filters.Evaluate(pushedFacts(c.Input), false).Verdict == outreach.VerdictRejected {
+				if filters.Evaluate(c.Input.Facts(), false).Verdict == outreach.VerdictRejected {
 					pv.FilteredOut++
 				}
 			}

@@ -108,7 +108,7 @@ func TestPreviewPushAgreesWithPush(t *testing.T) {
 		}
 	}
 	for _, r := range res.Rejected {
-		if r.Reason == storage.RejectHardFilter {
+		if r.Reason == outreach.RejectHardFilter {
 			hardFilter++
 		}
 	}

@@ -4,22 +4,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Person is the person block of part 2.3: every field may be unknown (nil).
-type Person struct {
-	LinkedInURL        *string
-	PublicIdentifier   *string
-	Role               *string
-	Company            *string
-	Industry           *string
-	Location           *string
-	Headline           *string
-	CompanyWebsite     *string
-	CompanyLinkedInURL *string
-	CompanySize        *string
-	FollowerCount      *int
-}
+	"outreachd/outreach"
+)
 
 // Prospect is one person in one campaign. A pushed lead is the same row (same id).
 type Prospect struct {
@@ -41,7 +28,7 @@ type Prospect struct {
 	Contacted         bool
 	Email             *string
 	Data              map[string]any
-	Person
+	outreach.Person
 	InterestedAt    *time.Time
 	LostAt          *time.Time
 	BookedAt        *time.Time
@@ -77,4 +64,9 @@ func prospectFields(p *Prospect, more ...any) []any {
 		&p.CompanyWebsite, &p.CompanyLinkedInURL, &p.CompanySize, &p.FollowerCount,
 		&p.InterestedAt, &p.LostAt, &p.BookedAt, &p.ConvertedAt, &p.SequenceEndedAt, &p.LastActivityAt,
 		&p.CreatedAt, &p.UpdatedAt}, more...)
+}
+
+// EventBlock is the prospect block of an event about p (outreach.Person.ProspectBlock).
+func (p Prospect) EventBlock() *outreach.ProspectBlock {
+	return p.Person.ProspectBlock(p.ID, p.Name, p.LinkedInID)
 }

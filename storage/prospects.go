@@ -141,13 +141,16 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		case outreach.OutcomeInterested:
 			set, already = "outcome_interested_at = now()", p.InterestedAt
 		case outreach.OutcomeLost:
-			set, already = "outcome_lost_at = now(), "+endSequence, p.LostAt
+			set, already = "outcome_lost_at = now()", p.LostAt
 		case outreach.OutcomeBooked:
-			set, already = "booked_at = now(), "+endSequence, p.BookedAt
+			set, already = "booked_at = now()", p.BookedAt
 		case outreach.OutcomeConverted:
 			set, already = "converted_at = now()", p.ConvertedAt
 		default:
 			return fmt.Errorf("outcome %q: %w", outcome, outreach.ErrInvalid)
+		}
+		if outcome.EndsSequence() {
+			set += ", " + endSequence
 		}
 		if already != nil {
 			return nil
@@ -157,7 +160,7 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		if err := tx.QueryRow(ctx, `UPDATE prospects SET `+set+`, updated_at = now() WHERE id = $1 RETURNING now()`, id).Scan(&at); err != nil {
 			return err
 		}
-		if outcome == outreach.OutcomeLost || outcome == outreach.OutcomeBooked {
+		if outcome.EndsSequence() {
 			if _, err := tx.Exec(ctx, `UPDATE followups SET closed_at = $2 WHERE prospect_id = $1 AND closed_at IS NULL`, id, at); err != nil {
 				return fmt.Errorf("close follow-ups: %w", err)
 			}
@@ -189,26 +192,10 @@ func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error 
 		return fmt.Errorf("campaign of prospect %s: %w", p.ID, err)
 	}
 	tx.Emit(outreach.NewEvent(outreach.EventCallBooked, p.OrgID, at, outreach.EventData{
-		Prospect: outcomeProspectBlock(p),
+		Prospect: p.EventBlock(),
 		Campaign: &outreach.CampaignBlock{ID: p.CampaignID, Name: campaignName},
 		Booking:  &outreach.BookingBlock{Provider: outreach.BookingProviderManual, Title: "Call booked (marked manually)"},
 		Manual:   true,
 	}))
 	return nil
-}
-
-// outcomeProspectBlock is the prospect block of an event: unknown fields omitted.
-func outcomeProspectBlock(p Prospect) *outreach.ProspectBlock {
-	str := func(v *string) string {
-		if v == nil {
-			return ""
-		}
-		return *v
-	}
-	return &outreach.ProspectBlock{
-		Name: p.Name, LinkedInURL: str(p.LinkedInURL), LinkedInID: p.LinkedInID, LeadID: p.ID,
-		Company: str(p.Company), JobTitle: str(p.Role), Industry: str(p.Industry), Location: str(p.Location),
-		Headline: str(p.Headline), CompanyWebsite: str(p.CompanyWebsite), CompanyLinkedInURL: str(p.CompanyLinkedInURL),
-		CompanySize: str(p.CompanySize), FollowerCount: p.FollowerCount,
-	}
 }

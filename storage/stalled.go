@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"outreachd/outreach"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -17,7 +19,7 @@ type StalledLead struct {
 	Sentiment      string
 	LastActivityAt time.Time
 	LastStalledAt  time.Time
-	Person
+	outreach.Person
 }
 
 // StalledQuery selects a page of stalled leads: positive repliers silent since before

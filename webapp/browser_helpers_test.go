@@ -3,6 +3,7 @@ package webapp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -98,17 +99,12 @@ func (b *browser) fill(label, value string) {
 // waitText waits until the page's main content contains want.
 func (b *browser) waitText(want string) string {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		text := b.mainText()
-		if strings.Contains(text, want) {
-			return text
-		}
-		if time.Now().After(deadline) {
-			b.t.Fatalf("the page at %s never showed %q; it shows:\n%s", b.location(), want, text)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var text string
+	testenv.Eventually(b.t, 15*time.Second, func() (bool, string) {
+		text = b.mainText()
+		return strings.Contains(text, want), fmt.Sprintf("the page at %s never showed %q; it shows:\n%s", b.location(), want, text)
+	})
+	return text
 }
 
 func (b *browser) text() string { return b.mainText() }
@@ -188,16 +184,4 @@ func (rc *receiver) all() []received {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]received(nil), rc.got...)
-}
-
-// waitFor polls ok until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

@@ -136,7 +136,7 @@ func (s *scenario) launch() {
 	b.shot("confirm-launch")
 	b.click(button("Launch campaign"))
 	b.waitText("Campaign status changed.")
-	waitFor(s.t, 15*time.Second, "the campaign_started delivery", func() bool { return s.received("campaign_started") == 1 })
+	testenv.EventuallyTrue(s.t, 15*time.Second, "the campaign_started delivery", func() bool { return s.received("campaign_started") == 1 })
 	r := s.org.Write.Do(s.t, "POST", "/api/v1/campaigns/"+s.campaignID+"/leads", map[string]any{"leads": []map[string]any{
 		{"linkedin_url": "https://www.linkedin.com/in/ada-browser", "name": "Ada Browser", "company": "Acme"}}})
 	if r.Status != 202 {
@@ -163,7 +163,7 @@ func (s *scenario) resend() {
 	b.waitText("Attempt log")
 	b.click(buttonIn("campaign_started", "Resend"))
 	b.waitText("Resend queued")
-	waitFor(s.t, 15*time.Second, "the resent delivery", func() bool { return s.received("campaign_started") == 2 })
+	testenv.EventuallyTrue(s.t, 15*time.Second, "the resent delivery", func() bool { return s.received("campaign_started") == 2 })
 	b.open("/app/destinations")
 	b.waitText("delivered, 0 failed")
 	b.shot("destinations")
@@ -201,7 +201,7 @@ func (s *scenario) keys() {
 // again first) sends it.
 func (s *scenario) approve() {
 	b, org := s.b, s.org
-	waitFor(s.t, 25*time.Second, "the invitation", func() bool {
+	testenv.EventuallyTrue(s.t, 25*time.Second, "the invitation", func() bool {
 		r := org.Read.Do(s.t, "GET", "/api/v1/prospects/"+s.prospectID, nil)
 		return r.JSON["data"].(map[string]any)["status"] == "connection_sent"
 	})

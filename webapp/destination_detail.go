@@ -189,11 +189,11 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	if p.Events == nil {
 		p.Events = []string{}
 	}
-	if url := strings.TrimSpace(r.PostFormValue("url")); d.URL != "" && (url != "" || d.Kind != storage.DestinationSlack) {
+	if url := strings.TrimSpace(r.PostFormValue("url")); d.URL != "" && (url != "" || d.Kind != outreach.DestinationSlack) {
 		// A Slack webhook URL is not shown again, so an empty field keeps it.
 		p.URL = &url
 	}
-	if d.Kind == storage.DestinationSlack && d.URL == "" {
+	if d.Kind == outreach.DestinationSlack && d.URL == "" {
 		ch := r.PostFormValue("slack_channel")
 		p.SlackChannel = &ch
 	}

@@ -146,9 +146,9 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 	kind := f.Kind
 	token := strings.TrimSpace(r.PostFormValue("slack_token"))
 	if kind == "" || kind == "auto" {
-		kind = storage.DestinationHTTPS
+		kind = outreach.DestinationHTTPS
 		if token != "" || strings.HasPrefix(f.URL, "https://hooks.slack.com/") {
-			kind = storage.DestinationSlack
+			kind = outreach.DestinationSlack
 		}
 	}
 	d, generated, err := a.deps.Destinations.Create(r.Context(), u.OrgID, api.DestinationSpec{Name: f.Name, Kind: kind,

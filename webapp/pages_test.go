@@ -95,7 +95,7 @@ func TestDestinationEdits(t *testing.T) {
 	var list []storage.Destination
 	for i := 0; i < 2; i++ {
 		d, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: fmt.Sprintf("d%d", i),
-			Kind: storage.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Events: []string{"all"}, Enabled: true})
+			Kind: outreach.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Events: []string{"all"}, Enabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestDestinationEdits(t *testing.T) {
 	}
 	// A Slack incoming-webhook URL is a credential: never shown whole, kept by an empty edit.
 	const hook = "https://hooks.slack.com/services/T0001/B0001/abcdefghijklmnopqrstuvwx"
-	sl, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: "Slack", Kind: storage.DestinationSlack,
+	sl, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: "Slack", Kind: outreach.DestinationSlack,
 		URL: hook, Events: []string{"all"}, Enabled: true})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"outreachd/outreach"
 	"outreachd/storage"
 	"outreachd/webapp"
 )
@@ -96,7 +97,7 @@ func seedDeliveries(t testing.TB, e *env, orgID string) []string {
 	var dests []string
 	for i := 0; i < storage.MaxDestinationsPerOrg; i++ {
 		d, err := e.store.CreateDestination(ctx, storage.Destination{OrgID: orgID, Name: fmt.Sprintf("dest %d", i),
-			Kind: storage.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Enabled: true})
+			Kind: outreach.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Enabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,11 +12,14 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"outreachd/outreach"
 )
 
-// Enricher fills the person block for one lead.
+// Enricher fills the person block (outreach.Person) for one lead. Nil is unknown, which the
+// filters treat differently from a known mismatch (filter_unknown_only).
 type Enricher interface {
-	Enrich(ctx context.Context, req Request) (Person, error)
+	Enrich(ctx context.Context, req Request) (outreach.PersonLookup, error)
 }
 
 // ErrNotFound means the provider does not know the profile at all; the lead stays unenriched.
@@ -31,21 +34,6 @@ type Request struct {
 	Company          string
 	Title            string
 	Location         string
-}
-
-// Person is the person block (spec 2.3) as the provider knows it; nil means unknown, which
-// filters treat differently from a known mismatch (filter_unknown_only).
-type Person struct {
-	Found              bool
-	Role               *string
-	Company            *string
-	Industry           *string
-	Location           *string
-	Headline           *string
-	CompanyWebsite     *string
-	CompanyLinkedInURL *string
-	CompanySize        *string
-	FollowerCount      *int
 }
 
 // SimConfig tunes the Simulator.
@@ -73,28 +61,28 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 var _ Enricher = (*Simulator)(nil)
 
 // Enrich returns the simulated person for req.
-func (s *Simulator) Enrich(ctx context.Context, req Request) (Person, error) {
+func (s *Simulator) Enrich(ctx context.Context, req Request) (outreach.PersonLookup, error) {
 	if s.cfg.Latency > 0 {
 		t := time.NewTimer(s.cfg.Latency)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
-			return Person{}, ctx.Err()
+			return outreach.PersonLookup{}, ctx.Err()
 		case <-t.C:
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Person{}, err
+		return outreach.PersonLookup{}, err
 	}
 	key := firstNonEmpty(req.ProfileKey, req.PublicIdentifier, req.Name)
 	if key == "" {
-		return Person{}, errors.New("enrichment sim: request names no one")
+		return outreach.PersonLookup{}, errors.New("enrichment sim: request names no one")
 	}
 	if s.unit(key, "found") < 0.02 {
-		return Person{}, fmt.Errorf("%s: %w", key, ErrNotFound)
+		return outreach.PersonLookup{}, fmt.Errorf("%s: %w", key, ErrNotFound)
 	}
 
-	p := Person{Found: true}
+	p := outreach.PersonLookup{Found: true}
 	// known reports whether this profile knows field; unknownShare of profiles do not.
 	known := func(field string, unknownShare float64) bool { return s.unit(key, "known", field) >= unknownShare }
 

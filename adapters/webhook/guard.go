@@ -185,15 +185,6 @@ func (g Guard) resolveChecked(ctx context.Context, lookup, host string) ([]netip
 	return ips, nil
 }
 
-// IsDisallowedIP reports whether a webhook may never be sent to ip: anything
-// that is not a globally routable unicast address, judged through every IPv6
-// form that embeds an IPv4 address (mapped, NAT64, 6to4, SIIT), since those
-// reach the embedded IPv4 host on networks that translate them.
-func IsDisallowedIP(ip netip.Addr) bool {
-	_, bad := disallowedReason(ip)
-	return bad
-}
-
 type blockedPrefix struct {
 	prefix netip.Prefix
 	reason string
@@ -249,7 +240,10 @@ var (
 	globalUnicast  = netip.MustParsePrefix("2000::/3")
 )
 
-// disallowedReason returns why ip is disallowed, for error messages.
+// disallowedReason reports whether a webhook may never be sent to ip, and why (for error
+// messages): anything that is not a globally routable unicast address, judged through every
+// IPv6 form that embeds an IPv4 address (mapped, NAT64, 6to4, SIIT), since those reach the
+// embedded IPv4 host on networks that translate them.
 func disallowedReason(ip netip.Addr) (string, bool) {
 	if !ip.IsValid() {
 		return "invalid", true

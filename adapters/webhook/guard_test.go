@@ -95,13 +95,13 @@ func TestIsDisallowedIP(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.ip, func(t *testing.T) {
 			ip := netip.MustParseAddr(c.ip)
-			if got := IsDisallowedIP(ip); got != c.want {
+			if got := isDisallowedIP(ip); got != c.want {
 				why, _ := disallowedReason(ip)
-				t.Fatalf("IsDisallowedIP(%s) = %v, want %v (reason %q)", c.ip, got, c.want, why)
+				t.Fatalf("isDisallowedIP(%s) = %v, want %v (reason %q)", c.ip, got, c.want, why)
 			}
 		})
 	}
-	if !IsDisallowedIP(netip.Addr{}) {
+	if !isDisallowedIP(netip.Addr{}) {
 		t.Fatal("the zero Addr must be disallowed")
 	}
 }
@@ -298,12 +298,12 @@ func FuzzIsDisallowedIP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ip, ok := netip.AddrFromSlice(b)
-		bad := IsDisallowedIP(ip)
+		bad := isDisallowedIP(ip)
 		if !ok && !bad {
 			t.Fatalf("invalid address %x allowed", b)
 		}
 		// An IPv4 address and its mapped form must get the same verdict.
-		if ip.Is4() && bad != IsDisallowedIP(netip.AddrFrom16(ip.As16())) {
+		if ip.Is4() && bad != isDisallowedIP(netip.AddrFrom16(ip.As16())) {
 			t.Fatalf("mapped form of %s judged differently", ip)
 		}
 		// So must its NAT64 and 6to4 forms, when the IPv4 address is bad.
@@ -311,9 +311,15 @@ func FuzzIsDisallowedIP(f *testing.F) {
 			a := ip.As4()
 			nat64 := netip.AddrFrom16([16]byte{0, 0x64, 0xff, 0x9b, 12: a[0], 13: a[1], 14: a[2], 15: a[3]})
 			sixto4 := netip.AddrFrom16([16]byte{0x20, 0x02, a[0], a[1], a[2], a[3]})
-			if !IsDisallowedIP(nat64) || !IsDisallowedIP(sixto4) {
+			if !isDisallowedIP(nat64) || !isDisallowedIP(sixto4) {
 				t.Fatalf("embedded form of %s allowed", ip)
 			}
 		}
 	})
+}
+
+// isDisallowedIP is disallowedReason without the reason.
+func isDisallowedIP(ip netip.Addr) bool {
+	_, bad := disallowedReason(ip)
+	return bad
 }

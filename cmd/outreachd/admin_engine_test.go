@@ -9,16 +9,6 @@ import (
 	"outreachd/internal/testenv"
 )
 
-// waitFor polls until ok or fails the test after d.
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !ok(); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // TestAdminEngineCommands drives the built binary: a seat is connected with `admin account
 // connect`, a campaign runs in the serving process, and `admin simulate accept/reply` report
 // LinkedIn activity that the API then shows (statuses, needs-human).
@@ -57,7 +47,7 @@ func TestAdminEngineCommands(t *testing.T) {
 		return s
 	}
 	// Enrichment accepts the lead, the engine admits it and sends the invitation.
-	waitFor(t, 20*time.Second, "the invitation", func() bool { return status() == "connection_sent" })
+	testenv.EventuallyTrue(t, 20*time.Second, "the invitation", func() bool { return status() == "connection_sent" })
 
 	out := testenv.Admin(t, srv.DBURL, "simulate", "accept", "--prospect", pid)
 	if len(out) != 1 || out["ok"] != true {

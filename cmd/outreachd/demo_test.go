@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -69,19 +70,13 @@ func TestDemoMovesOnEveryStart(t *testing.T) {
 	var seat string
 	third.query(t, `SELECT id FROM linkedin_accounts WHERE name = 'Demo Seller'`, nil, &seat)
 	testenv.Admin(t, db, "simulate", "disconnect", "--account", seat)
-	deadline := time.Now().Add(simulated(48 * time.Hour))
-	for seen := false; ; {
+	seen := false
+	testenv.Eventually(t, simulated(48*time.Hour), func() (bool, string) {
 		var st string
 		third.query(t, `SELECT status FROM linkedin_accounts WHERE id = $1`, []any{seat}, &st)
 		seen = seen || st == "disconnected"
-		if seen && st == "connected" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the demo seat is %s (disconnected seen: %v) two simulated days after a disconnect", st, seen)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return seen && st == "connected", fmt.Sprintf("the demo seat is %s (disconnected seen: %v) two simulated days after a disconnect", st, seen)
+	})
 	srv.Stop(30 * time.Second)
 }
 
@@ -136,9 +131,8 @@ func demoStart(t *testing.T, srv *testenv.Server, nth int) *demoRun {
 func (r *demoRun) waitForStory(t *testing.T, stall bool) {
 	t.Helper()
 	c := testenv.Client{Base: r.srv.URL, Key: r.key}
-	deadline := r.started.Add(simulated(120 * time.Hour))
 	var accepted, answered, human int
-	for {
+	testenv.Eventually(t, time.Until(r.started.Add(simulated(120*time.Hour))), func() (bool, string) {
 		r.query(t, `SELECT count(*) FROM prospects WHERE id = ANY($1) AND connected_at IS NOT NULL`, []any{r.wave}, &accepted)
 		// A draft sent with no one approving it is an automatic answer.
 		r.query(t, `SELECT count(*) FROM reply_drafts d JOIN prospects p ON p.id = d.prospect_id
@@ -160,30 +154,20 @@ func (r *demoRun) waitForStory(t *testing.T, stall bool) {
 			}
 		}
 		if accepted > 0 && answered > 0 && human > 0 {
-			break
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 120 simulated hours: %d accepted, %d answered automatically, %d needs-human items; wave %v, campaign %v",
-				accepted, answered, human, r.rows(t, `SELECT status, enrichment_status, next_step_at, count(*) FROM prospects
-				WHERE id = ANY($1) GROUP BY 1, 2, 3`, r.wave), r.rows(t, `SELECT status, engine_next_at, engine_lease_until, now() FROM campaigns WHERE id = $1`, r.campaign))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("after 120 simulated hours: %d accepted, %d answered automatically, %d needs-human items; wave %v, campaign %v",
+			accepted, answered, human, r.rows(t, `SELECT status, enrichment_status, next_step_at, count(*) FROM prospects
+			WHERE id = ANY($1) GROUP BY 1, 2, 3`, r.wave), r.rows(t, `SELECT status, engine_next_at, engine_lease_until, now() FROM campaigns WHERE id = $1`, r.campaign))
+	})
 	if !stall {
 		return
 	}
-	deadline = r.started.Add(simulated(240 * time.Hour))
-	for {
+	testenv.Eventually(t, time.Until(r.started.Add(simulated(240*time.Hour))), func() (bool, string) {
 		var stalls int
 		r.query(t, `SELECT count(*) FROM stalls WHERE prospect_id = ANY($1)`, []any{r.wave}, &stalls)
-		if stalls > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no conversation stalled within 240 simulated hours")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return stalls > 0, "no conversation stalled within 240 simulated hours"
+	})
 }
 
 func (r *demoRun) conn(t *testing.T) *pgx.Conn {

@@ -54,7 +54,7 @@ func TestConfiguredDrafter(t *testing.T) {
 		t.Fatalf("push: %d %s", r.Status, r.Body)
 	}
 	pid := r.JSON["accepted"].([]any)[0].(map[string]any)["lead_id"].(string)
-	waitFor(t, 20*time.Second, "the invitation", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "the invitation", func() bool {
 		r := org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil)
 		s, _ := r.JSON["data"].(map[string]any)["status"].(string)
 		return s == "connection_sent"
@@ -63,7 +63,7 @@ func TestConfiguredDrafter(t *testing.T) {
 	testenv.Admin(t, srv.DBURL, "simulate", "reply", "--prospect", pid, "--text", "What does your product do exactly?")
 
 	var item map[string]any
-	waitFor(t, 20*time.Second, "the needs-human item", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "the needs-human item", func() bool {
 		r := org.Read.Do(t, "GET", "/api/v1/needs-human", nil)
 		items, _ := r.JSON["data"].([]any)
 		if len(items) == 1 {

@@ -34,7 +34,7 @@ func TestNeedsHumanDecisions(t *testing.T) {
 		pids = append(pids, a.(map[string]any)["lead_id"].(string))
 	}
 	for _, pid := range pids {
-		waitFor(t, 20*time.Second, "the invitation", func() bool {
+		testenv.EventuallyTrue(t, 20*time.Second, "the invitation", func() bool {
 			r := org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil)
 			return r.JSON["data"].(map[string]any)["status"] == "connection_sent"
 		})

@@ -60,11 +60,10 @@ func TestOAuthConsentInBrowser(t *testing.T) {
 	}
 	writeShot(t, shots, "oauth-consent.png", consent)
 	var got url.Values
-	deadline := time.Now().Add(20 * time.Second)
-	for got == nil && time.Now().Before(deadline) {
+	testenv.EventuallyTrue(t, 20*time.Second, "the redirect to the assistant", func() bool {
 		got = rt.received()
-		time.Sleep(50 * time.Millisecond)
-	}
+		return got != nil
+	})
 	if got.Get("code") == "" || got.Get("state") != "xyz" || got.Get("iss") != rt.srv.URL {
 		t.Fatalf("the redirect receiver got %v", got)
 	}

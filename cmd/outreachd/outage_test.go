@@ -46,7 +46,7 @@ func TestDatabaseOutage(t *testing.T) {
 	if r := push("before"); r.Status/100 != 2 {
 		t.Fatalf("push before the outage: %d %s", r.Status, r.Body)
 	}
-	waitUntil(t, 30*time.Second, "the first 20 deliveries", func() bool { return received() >= 20 })
+	testenv.EventuallyTrue(t, 30*time.Second, "the first 20 deliveries", func() bool { return received() >= 20 })
 
 	logStart := len(srv.Logs())
 	if err := cluster.Stop(); err != nil {
@@ -75,16 +75,16 @@ func TestDatabaseOutage(t *testing.T) {
 	if err := cluster.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 30*time.Second, "/readyz after the restart", func() bool {
+	testenv.EventuallyTrue(t, 30*time.Second, "/readyz after the restart", func() bool {
 		return (testenv.Client{Base: srv.URL}).Do(t, http.MethodGet, "/readyz", nil).Status == http.StatusOK
 	})
 	var after testenv.Response
-	waitUntil(t, 30*time.Second, "a push after the restart", func() bool {
+	testenv.EventuallyTrue(t, 30*time.Second, "a push after the restart", func() bool {
 		after = push("after")
 		return after.Status/100 == 2
 	})
-	waitUntil(t, 60*time.Second, "the deliveries of the push after the restart", func() bool { return received() >= 40 })
-	waitUntil(t, 20*time.Second, "the hub's recovery line", func() bool {
+	testenv.EventuallyTrue(t, 60*time.Second, "the deliveries of the push after the restart", func() bool { return received() >= 40 })
+	testenv.EventuallyTrue(t, 20*time.Second, "the hub's recovery line", func() bool {
 		return strings.Contains(srv.Logs()[logStart:], "the database answers again")
 	})
 
@@ -105,16 +105,5 @@ func TestDatabaseOutage(t *testing.T) {
 	}
 	if strings.Contains(srv.Logs()[logStart:], "internal_error") {
 		t.Errorf("an internal_error was logged during the outage")
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -81,7 +81,7 @@ func TestSlackBotDestination(t *testing.T) {
 		t.Fatalf("push: %d %s", r.Status, r.Body)
 	}
 	var real slackPost
-	waitFor(t, 20*time.Second, "the prospect_added post", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "the prospect_added post", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, p := range posts {
@@ -100,7 +100,7 @@ func TestSlackBotDestination(t *testing.T) {
 		t.Fatalf("post token %q user agent %q", real.token, real.userAgent)
 	}
 	// The refused destination's real send is recorded as a failure with Slack's error.
-	waitFor(t, 20*time.Second, "the refused destination's failed attempt", func() bool {
+	testenv.EventuallyTrue(t, 20*time.Second, "the refused destination's failed attempt", func() bool {
 		list := admin("destination", "list", "--org", org.ID)["data"].([]any)
 		for _, d := range list {
 			d := d.(map[string]any)
