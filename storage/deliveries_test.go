@@ -13,7 +13,7 @@ import (
 	"outreachd/storage"
 )
 
-// fanOut inserts one event's deliveries to dests in its own transaction, as the hub's fan-out does.
+// fanOut inserts one event's deliveries to dests in its own transaction, as a business transaction's fan-out does.
 func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.Duration, dests ...string) (int, int) {
 	t.Helper()
 	nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
@@ -28,14 +28,14 @@ func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.D
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	created, collapsed, err := storage.InsertDeliveries(ctx, tx, nd)
+	res, err := storage.InsertDeliveryBatch(ctx, tx, []storage.NewDeliveries{nd})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return created, collapsed
+	return res.Created, res.Collapsed
 }
 
 func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
