@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -97,13 +98,9 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if m.cfg.Hub == nil {
-		s.failDestinations(w, r, errHubUnavailable)
-		return
-	}
 	id := mux.Vars(r)["id"]
-	if err := m.cfg.Hub.Resend(r.Context(), PrincipalFrom(r.Context()).OrgID, id); err != nil {
-		s.fail(w, r, err)
+	if err := m.Resend(r.Context(), PrincipalFrom(r.Context()).OrgID, id); err != nil {
+		s.failDestinations(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"delivery_id": id, "resent": true}})
@@ -127,7 +124,7 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrgID
-	var rr RecoverRange
+	var rr delivery.RecoverRange
 	var err error
 	switch {
 	case req.From == "" || req.To == "":
@@ -151,13 +148,9 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if m.cfg.Hub == nil {
-		s.failDestinations(w, r, errHubUnavailable)
-		return
-	}
-	n, err := m.cfg.Hub.Recover(r.Context(), org, rr)
+	n, err := m.Recover(r.Context(), org, rr)
 	if err != nil {
-		s.fail(w, r, err)
+		s.failDestinations(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"recovered": n,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -159,4 +160,9 @@ func (s *Server) logFailure(w http.ResponseWriter, r *http.Request, status int, 
 	case status >= 500:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+}
+
+// invalid is a client error (400 invalid_request) whose message names the problem.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), outreach.ErrInvalid)
 }

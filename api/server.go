@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"outreachd/delivery"
 	"outreachd/docs"
 	"outreachd/storage"
 )
@@ -70,8 +71,9 @@ type Deps struct {
 	// without this package importing them. Each is called with the keyed /api/v1 router
 	// (auth and rate limit applied) and the root router.
 	Extra []func(v1, root *mux.Router, h Helpers)
-	// Destinations serves the Event Destinations endpoints (api/destinations.go); nil answers 503.
-	Destinations *Destinations
+	// Destinations serves the Event Destinations endpoints (api/destinations.go) and the
+	// delivery log's resend and recover (api/deliveries.go); nil answers 503.
+	Destinations *delivery.Destinations
 	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
 	Inbox InboxReader
 	// Secrets seals intake tokens so their URL can be shown again (api/intake_url.go); nil

@@ -44,8 +44,8 @@ type app struct {
 	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
 	sim   *linkedin.Simulator
 	clock *outreach.VirtualClock
-	// deliveryHub is the hub as the API and the application use it (nil when not wired).
-	deliveryHub api.DeliveryHub
+	// hub is the delivery hub (nil when not wired).
+	hub *delivery.Hub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -212,6 +212,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.hub = hub
 	a.workers = append(a.workers, worker{name: "delivery", run: hub.Run})
 	keep := func(d time.Duration) time.Duration { // 0 in the environment keeps everything
 		if d == 0 {
@@ -227,7 +228,7 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.workers = append(a.workers, worker{name: "retention", run: retention.Run})
-	if err := a.wireDestinations(ctx, box, hub); err != nil {
+	if err := a.wireDestinations(box, hub); err != nil {
 		return err
 	}
 	a.apiDeps.Secrets = box
