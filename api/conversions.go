@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -31,31 +30,14 @@ type conversionBody struct {
 	Meta          json.RawMessage `json:"meta"`
 }
 
-// postConversion records a client conversion event. It sits outside /api/v1 and, as the
-// guide says, answers every error in the plain shape {"error": "..."}, so it authenticates
-// and spends the organization's budget itself instead of going through the v1 middleware.
+// postConversion records a client conversion event. It sits outside /api/v1, behind the same
+// authentication and rate limit (keyed), and as the guide says answers every error in the
+// plain shape {"error": "..."} (plainErrorRoute).
 func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
-	key, ok := bearerKey(r)
-	if !ok {
-		writePlainError(w, http.StatusUnauthorized, "missing or malformed API key: send Authorization: Bearer <key>")
+	if !requireWrite(w, r) {
 		return
 	}
-	p, tok, err := s.authenticateAndSpend(r, key, bucketDefault)
-	if errors.Is(err, outreach.ErrNotFound) {
-		writePlainError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
-		return
-	}
-	if err != nil {
-		s.failPlain(w, r, err)
-		return
-	}
-	if !s.admit(w, p, tok) {
-		return
-	}
-	if p.Scope != storage.ScopeReadWrite {
-		writePlainError(w, http.StatusForbidden, "this endpoint needs a read_write key; this key is read-only")
-		return
-	}
+	p := PrincipalFrom(r.Context())
 	var body conversionBody
 	if err := decodeJSON(r, &body); err != nil {
 		s.failPlain(w, r, err)

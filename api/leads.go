@@ -27,15 +27,15 @@ const (
 )
 
 // leadRoutes mounts the lead, blacklist, conversion and intake endpoints.
-// Conversions and intake sit on root, outside /api/v1, and authenticate (or not)
-// themselves.
+// Conversions and intake sit on root, outside /api/v1: conversions behind the same key
+// authentication and rate limit as v1 (keyed), intake authenticated by its URL's token.
 func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/campaigns/{id}/leads", s.pushLeads).Methods(http.MethodPost)
 	v1.HandleFunc("/campaigns/{id}/leads", s.listLeads).Methods(http.MethodGet)
 	v1.HandleFunc("/leads/{id}", s.getLead).Methods(http.MethodGet)
 	v1.HandleFunc("/blacklist", s.postBlacklist).Methods(http.MethodPost)
 	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
-	root.HandleFunc("/api/webhooks/conversions", s.postConversion).Methods(http.MethodPost)
+	root.Handle("/api/webhooks/conversions", s.keyed(s.postConversion)).Methods(http.MethodPost)
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
 }
 
