@@ -65,12 +65,12 @@ func (s *Server) keyed(h http.HandlerFunc) http.Handler {
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, bucket string) (Principal, spentToken, bool) {
 	key, ok := bearerKey(r)
 	if !ok {
-		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
+		writeErrorFor(w, r, http.StatusUnauthorized, CodeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
 		return Principal{}, spentToken{}, false
 	}
 	p, tok, err := s.authenticateAndSpend(r, key, bucket)
 	if errors.Is(err, outreach.ErrNotFound) {
-		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "invalid, revoked or expired API key")
+		writeErrorFor(w, r, http.StatusUnauthorized, CodeInvalidAPIKey, "invalid, revoked or expired API key")
 		return Principal{}, spentToken{}, false
 	}
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *Server) authenticateAndSpend(r *http.Request, key, bucket string) (Prin
 // read_write scope.
 func requireWrite(w http.ResponseWriter, r *http.Request) bool {
 	if PrincipalFrom(r.Context()).Scope != storage.ScopeReadWrite {
-		writeErrorFor(w, r, http.StatusForbidden, codeInsufficientScope, "this endpoint needs a read_write key; this key is read-only")
+		writeErrorFor(w, r, http.StatusForbidden, CodeInsufficientScope, "this endpoint needs a read_write key; this key is read-only")
 		return false
 	}
 	return true

@@ -32,7 +32,7 @@ func (s *Server) destinationRoutes(v1 *mux.Router) {
 // destinations answers 503 when the manager is not wired (handler tests of other parts).
 func (s *Server) destinations(w http.ResponseWriter) (*delivery.Destinations, bool) {
 	if s.deps.Destinations == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "event destinations are not available in this process")
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "event destinations are not available in this process")
 		return nil, false
 	}
 	return s.deps.Destinations, true
@@ -40,7 +40,7 @@ func (s *Server) destinations(w http.ResponseWriter) (*delivery.Destinations, bo
 
 func (s *Server) failDestinations(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, delivery.ErrHubUnavailable) {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", delivery.ErrHubUnavailable.Error())
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, delivery.ErrHubUnavailable.Error())
 		return
 	}
 	s.fail(w, r, err)
@@ -53,7 +53,7 @@ func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request) (*deliver
 	}
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
-		writeError(w, http.StatusNotFound, codeNotFound, "destination "+id+": not found")
+		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
 		return nil, storage.Destination{}, false
 	}
 	d, err := s.store.GetDestination(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
@@ -230,7 +230,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	}
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
-		writeError(w, http.StatusNotFound, codeNotFound, "destination "+id+": not found")
+		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
 		return
 	}
 	d, _, err := s.store.DestinationForLog(r.Context(), PrincipalFrom(r.Context()).OrgID, id)

@@ -89,7 +89,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.deps.Inbox == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "the live LinkedIn inbox is not available in this process")
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "the live LinkedIn inbox is not available in this process")
 		return
 	}
 	orgID := PrincipalFrom(r.Context()).OrgID
@@ -105,7 +105,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 	chats, failed, err := s.readInboxes(r.Context(), accounts, perAccount)
 	if err != nil {
 		s.log.Warn("inbox: provider read failed", "org", orgID, "account", failed, "err", err)
-		writeError(w, http.StatusBadGateway, "linkedin_unavailable",
+		writeError(w, http.StatusBadGateway, CodeLinkedInDown,
 			"LinkedIn did not answer for account "+failed+"; retry later")
 		return
 	}

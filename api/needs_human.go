@@ -84,7 +84,7 @@ func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
 			return
 		}
 		if s.deps.Drafts == nil {
-			writeError(w, http.StatusServiceUnavailable, "unavailable", "drafts cannot be decided in this process")
+			writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "drafts cannot be decided in this process")
 			return
 		}
 		p := PrincipalFrom(r.Context())

@@ -134,11 +134,11 @@ func (s *Server) Handler() http.Handler {
 	unmatched := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if allowed := allowedMethods(root, r); len(allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, codeInvalidRequest,
+			writeError(w, http.StatusMethodNotAllowed, CodeInvalidRequest,
 				"method "+r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allowed, ", "))
 			return
 		}
-		writeError(w, http.StatusNotFound, codeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	root.NotFoundHandler, root.MethodNotAllowedHandler = unmatched, unmatched
 	root.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +155,7 @@ func (s *Server) Handler() http.Handler {
 		root.Handle("/.well-known/oauth-protected-resource", s.deps.Assistant)
 	} else {
 		root.PathPrefix("/mcp").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, http.StatusNotImplemented, "not_implemented", "the assistant (MCP) server is not available in this process")
+			writeError(w, http.StatusNotImplemented, CodeNotImplemented, "the assistant (MCP) server is not available in this process")
 		})
 	}
 
@@ -195,17 +195,17 @@ func rejectBadText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
 		if bad(r.URL.Path) {
-			writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "the request path holds a NUL character or bytes that are not UTF-8")
+			writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest, "the request path holds a NUL character or bytes that are not UTF-8")
 			return
 		}
 		for name, values := range r.URL.Query() {
 			if bad(name) {
-				writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "a query parameter name holds a NUL character or bytes that are not UTF-8")
+				writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest, "a query parameter name holds a NUL character or bytes that are not UTF-8")
 				return
 			}
 			for _, v := range values {
 				if bad(v) {
-					writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest,
+					writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest,
 						"query parameter "+strconv.Quote(name)+" holds a NUL character or bytes that are not UTF-8")
 					return
 				}
@@ -220,7 +220,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		w.Header().Set("Retry-After", unavailableRetryAfter)
-		writeError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable")
+		writeError(w, http.StatusServiceUnavailable, CodeNotReady, "database unreachable")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
