@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) {
 	c := storage.Conversion{OrgID: orgID}
 	if b.EventType == nil || strings.TrimSpace(*b.EventType) == "" {
-		return c, fmt.Errorf("event_type is required: %w", outreach.ErrInvalid)
+		return c, invalid("event_type is required")
 	}
 	c.EventType = strings.TrimSpace(*b.EventType)
 	for _, f := range []struct {
@@ -74,7 +73,7 @@ func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) 
 		val  *string
 	}{{"event_type", &c.EventType}, {"linkedin_id", b.LinkedInID}, {"prospect_name", b.ProspectName}, {"prospect_email", b.ProspectEmail}} {
 		if f.val != nil && utf8.RuneCountInString(*f.val) > maxConversionTextLen {
-			return c, fmt.Errorf("%s is longer than %d characters: %w", f.name, maxConversionTextLen, outreach.ErrInvalid)
+			return c, invalid("%s is longer than %d characters", f.name, maxConversionTextLen)
 		}
 	}
 	linkedin := ""
@@ -91,7 +90,7 @@ func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) 
 	}
 	if m := bytes.TrimSpace(b.Meta); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
 		if len(m) > maxConversionMetaBytes {
-			return c, fmt.Errorf("meta is larger than %d bytes: %w", maxConversionMetaBytes, outreach.ErrInvalid)
+			return c, invalid("meta is larger than %d bytes", maxConversionMetaBytes)
 		}
 		c.Meta = m
 	}

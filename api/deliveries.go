@@ -27,7 +27,7 @@ func parseTimeParam(name, raw string, endOfDay bool) (time.Time, error) {
 		}
 		return t, nil
 	}
-	return time.Time{}, invalid("%s: must be an ISO 8601 timestamp like 2026-03-01T00:00:00Z or a day like 2026-03-01, got %q", name, raw)
+	return time.Time{}, invalidField(name, "must be an ISO 8601 timestamp like 2026-03-01T00:00:00Z or a day like 2026-03-01, got %q", raw)
 }
 
 var deliveryStatuses = []string{"pending", "succeeded", "failed"}
@@ -128,14 +128,14 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch {
 	case req.From == "" || req.To == "":
-		err = invalid("from and to: both are required")
+		err = invalidField("from and to", "both are required")
 	default:
 		if rr.From, err = parseTimeParam("from", req.From, false); err == nil {
 			rr.To, err = parseTimeParam("to", req.To, true)
 		}
 	}
 	if err == nil && !rr.To.After(rr.From) {
-		err = invalid("to: must be after from")
+		err = invalidField("to", "must be after from")
 	}
 	if err == nil && req.DestinationID != "" {
 		rr.DestinationID = req.DestinationID

@@ -37,7 +37,7 @@ func parseEvents(raw json.RawMessage) ([]string, error) {
 	}
 	var list []string
 	if string(raw) == "null" || json.Unmarshal(raw, &list) != nil {
-		return nil, invalid(`events: must be an array of event kinds, or "all"`)
+		return nil, invalidField("events", `must be an array of event kinds, or "all"`)
 	}
 	if list == nil {
 		list = []string{}
@@ -52,14 +52,14 @@ func parseNullable(field string, raw json.RawMessage) (*string, error) {
 	}
 	var s *string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, invalid("%s: must be a string or null", field)
+		return nil, invalidField(field, "must be a string or null")
 	}
 	if s == nil {
 		empty := ""
 		return &empty, nil
 	}
 	if *s == "" {
-		return nil, invalid("%s: must not be empty (send null to remove it)", field)
+		return nil, invalidField(field, "must not be empty (send null to remove it)")
 	}
 	return s, nil
 }

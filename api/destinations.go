@@ -165,7 +165,7 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.Kind != nil && *in.Kind != d.Kind {
-		s.fail(w, r, invalid("kind: cannot be changed; create a new destination instead"))
+		s.fail(w, r, invalidField("kind", "cannot be changed; create a new destination instead"))
 		return
 	}
 	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, delivery.DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,

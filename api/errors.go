@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"outreachd/outreach"
@@ -105,7 +103,18 @@ func writeErrorFor(w http.ResponseWriter, r *http.Request, status int, code, mes
 // classify is the one mapping from errors to HTTP: status, code and a message safe to show.
 // Messages of client errors come from our own wrapping and name the problem; a 5xx never
 // carries err.Error().
+//
+// Invalid input is read from its type (outreach.InvalidInputError): its kind gives the status
+// and code, and its text, with whatever context the handler wrapped around it ("leads[3]%w"),
+// is the message, since it carries no sentinel's words. Errors that wrap the sentinels
+// themselves (packages that do not build the type yet) are worded by outreach.Describe.
 func classify(err error) (int, string, string) {
+	if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok {
+		if errors.Is(ie, outreach.ErrInvalidFilters) {
+			return http.StatusUnprocessableEntity, CodeInvalidFilters, err.Error()
+		}
+		return http.StatusBadRequest, CodeInvalidRequest, err.Error()
+	}
 	switch {
 	case errors.Is(err, outreach.ErrInvalidFilters):
 		return http.StatusUnprocessableEntity, CodeInvalidFilters, clientMessage(err)
@@ -126,11 +135,9 @@ func classify(err error) (int, string, string) {
 	}
 }
 
-// clientMessage strips the sentinels' own words from a wrapped message, so that
-// "campaign_id: invalid input: not a campaign id" reads "campaign_id: not a campaign id".
+// clientMessage is the message of a client error as a person reads it (outreach.Describe).
 func clientMessage(err error) string {
-	msg := outreach.Describe(err)
-	return strings.ReplaceAll(msg, outreach.ErrInvalidFilters.Error()+": ", "")
+	return outreach.Describe(err)
 }
 
 // failFor answers err in the shape r's endpoint uses (plainErrorRoute).
@@ -168,7 +175,13 @@ func (s *Server) logFailure(w http.ResponseWriter, r *http.Request, status int, 
 	}
 }
 
-// invalid is a client error (400 invalid_request) whose message names the problem.
+// invalid is a client error (400 invalid_request) whose message names the problem
+// (outreach.InvalidInputError).
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), outreach.ErrInvalid)
+	return outreach.Invalidf(format, args...)
+}
+
+// invalidField is invalid about one field, worded "field: problem".
+func invalidField(field, format string, args ...any) error {
+	return outreach.InvalidField(field, format, args...)
 }

@@ -69,7 +69,7 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 		d.Kind = storage.DestinationHTTPS
 	}
 	if d.Kind != storage.DestinationHTTPS && d.Kind != storage.DestinationSlack {
-		return d, "", invalid("kind: must be https or slack, got %q", d.Kind)
+		return d, "", invalidField("kind", "must be https or slack, got %q", d.Kind)
 	}
 	if spec.Enabled != nil {
 		d.Enabled = *spec.Enabled
@@ -87,7 +87,7 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 		generated = m.cfg.NewSecret()
 		spec.Secret = generated
 	} else if spec.Secret != "" && strings.TrimSpace(spec.Secret) == "" {
-		return d, "", invalid("secret: must not be blank")
+		return d, "", invalidField("secret", "must not be blank")
 	}
 	if d.SecretSealed, err = m.sealField("secret", spec.Secret, maxSecretLen); err != nil {
 		return d, "", err
@@ -181,10 +181,10 @@ func (m *Destinations) Test(ctx context.Context, d storage.Destination, event st
 	} else {
 		k, ok := outreach.ParseEventKind(event)
 		if !ok {
-			return "", AttemptView{}, invalid("event: unknown event kind %q", event)
+			return "", AttemptView{}, invalidField("event", "unknown event kind %q", event)
 		}
 		if !k.Matches(selected) {
-			return "", AttemptView{}, invalid("event: %s is not among the events this destination selected (%s)", k, strings.Join(d.Events, ", "))
+			return "", AttemptView{}, invalidField("event", "%s is not among the events this destination selected (%s)", k, strings.Join(d.Events, ", "))
 		}
 		kind = k
 	}
@@ -223,10 +223,10 @@ func (m *Destinations) sealField(field, value string, max int) (*string, error) 
 		return nil, nil
 	}
 	if len(value) > max {
-		return nil, invalid("%s: longer than %d characters", field, max)
+		return nil, invalidField(field, "longer than %d characters", max)
 	}
 	if strings.ContainsAny(value, " \t\r\n") {
-		return nil, invalid("%s: must not contain whitespace", field)
+		return nil, invalidField(field, "must not contain whitespace")
 	}
 	sealed, err := m.cfg.Sealer.Seal(value)
 	if err != nil {
@@ -240,12 +240,12 @@ func (m *Destinations) checkURL(ctx context.Context, raw string) error {
 		return nil // checkShape says whether a URL is required
 	}
 	if len(raw) > maxDestinationURL {
-		return invalid("url: longer than %d characters", maxDestinationURL)
+		return invalidField("url", "longer than %d characters", maxDestinationURL)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := m.cfg.Guard.CheckURL(ctx, raw); err != nil {
-		return invalid("url: %s is refused: %v", raw, err)
+		return invalidField("url", "%s is refused: %v", raw, err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package delivery
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -43,26 +42,27 @@ type DestinationPatch struct {
 	Enabled                     *bool
 }
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), outreach.ErrInvalid)
+// invalidField is input the caller must fix (outreach.InvalidInputError), worded "field: problem".
+func invalidField(field, format string, args ...any) error {
+	return outreach.InvalidField(field, format, args...)
 }
 
 // ParseEventSelection validates a selection: exactly ["all"], or distinct event kinds.
 func ParseEventSelection(events []string) ([]string, error) {
 	if len(events) == 0 {
-		return nil, invalid(`events: select at least one event kind, or "all"`)
+		return nil, invalidField("events", `select at least one event kind, or "all"`)
 	}
 	var out []string
 	for _, e := range events {
 		e = strings.TrimSpace(e)
 		if e == string(outreach.EventsAll) {
 			if len(events) > 1 {
-				return nil, invalid(`events: "all" cannot be combined with other kinds`)
+				return nil, invalidField("events", `"all" cannot be combined with other kinds`)
 			}
 			return []string{e}, nil
 		}
 		if _, ok := outreach.ParseEventKind(e); !ok {
-			return nil, invalid("events: unknown event kind %q", e)
+			return nil, invalidField("events", "unknown event kind %q", e)
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
@@ -74,28 +74,28 @@ func ParseEventSelection(events []string) ([]string, error) {
 // checkShape is the per-kind rule a stored destination always satisfies; it does no I/O.
 func checkShape(d storage.Destination) error {
 	if len(d.Name) > maxDestinationName {
-		return invalid("name: longer than %d characters", maxDestinationName)
+		return invalidField("name", "longer than %d characters", maxDestinationName)
 	}
 	if len(d.SlackChannel) > maxSlackField {
-		return invalid("slack_channel: longer than %d characters", maxSlackField)
+		return invalidField("slack_channel", "longer than %d characters", maxSlackField)
 	}
 	switch d.Kind {
 	case storage.DestinationHTTPS:
 		if d.URL == "" {
-			return invalid("url: required for an https destination")
+			return invalidField("url", "required for an https destination")
 		}
 		if d.SlackTokenSealed != nil || d.SlackChannel != "" {
-			return invalid("slack_bot_token and slack_channel: only for a slack destination")
+			return invalidField("slack_bot_token and slack_channel", "only for a slack destination")
 		}
 	case storage.DestinationSlack:
 		bot := d.SlackTokenSealed != nil || d.SlackChannel != ""
 		switch {
 		case d.URL != "" && bot:
-			return invalid("url: a slack destination takes an incoming-webhook url, or slack_bot_token with slack_channel, not both")
+			return invalidField("url", "a slack destination takes an incoming-webhook url, or slack_bot_token with slack_channel, not both")
 		case d.URL == "" && !bot:
-			return invalid("url: a slack destination needs an incoming-webhook url, or slack_bot_token with slack_channel")
+			return invalidField("url", "a slack destination needs an incoming-webhook url, or slack_bot_token with slack_channel")
 		case bot && (d.SlackTokenSealed == nil || d.SlackChannel == ""):
-			return invalid("slack_bot_token and slack_channel: both are required for a Slack bot destination")
+			return invalidField("slack_bot_token and slack_channel", "both are required for a Slack bot destination")
 		}
 	}
 	return nil

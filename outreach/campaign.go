@@ -172,7 +172,7 @@ func ParseSchedule(raw []byte) (Schedule, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return Schedule{}, invalidf("schedule: %s (keys: timezone, workingDays, startTime, endTime)", strings.TrimPrefix(err.Error(), "json: "))
+		return Schedule{}, invalidf("schedule: %s (keys: timezone, workingDays, startTime, endTime)", jsonText(err))
 	}
 	if in.Timezone != nil {
 		tz := *in.Timezone
@@ -384,7 +384,7 @@ func ParseSequence(raw []byte, outreachType string) ([]SequenceStep, []StrippedA
 			d.DisallowUnknownFields()
 			if err := d.Decode(&a); err != nil {
 				return nil, nil, invalidf("sequence[%d].attachments[%d] must be an object {url, name, content_type}: %s",
-					i, j, strings.TrimPrefix(err.Error(), "json: "))
+					i, j, jsonText(err))
 			}
 			reason := attachmentProblem(a)
 			if reason == "" && len(step.Attachments) == MaxStepAttachments {
