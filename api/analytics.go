@@ -1,13 +1,11 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -84,12 +82,12 @@ func (s *Server) parseDailyQuery(r *http.Request) (storage.DailyQuery, error) {
 		return q, err
 	}
 	if q.From.After(q.To) {
-		return q, fmt.Errorf("query parameter from (%s) is after to (%s): %w",
-			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), outreach.ErrInvalid)
+		return q, invalid("query parameter from (%s) is after to (%s)",
+			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly))
 	}
 	if days := int(q.To.Sub(q.From).Hours()/24) + 1; days > maxDailyRangeDays {
-		return q, fmt.Errorf("the range from %s to %s spans %d days; at most %d are allowed: %w",
-			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), days, maxDailyRangeDays, outreach.ErrInvalid)
+		return q, invalid("the range from %s to %s spans %d days; at most %d are allowed",
+			q.From.Format(time.DateOnly), q.To.Format(time.DateOnly), days, maxDailyRangeDays)
 	}
 	return q, nil
 }
@@ -104,7 +102,7 @@ func parseDay(raw, name string, def time.Time) (time.Time, error) {
 		if len(raw) > 40 {
 			raw = raw[:40] + "..."
 		}
-		return time.Time{}, fmt.Errorf("query parameter %s must be a date written YYYY-MM-DD, got %q: %w", name, raw, outreach.ErrInvalid)
+		return time.Time{}, invalid("query parameter %s must be a date written YYYY-MM-DD, got %q", name, raw)
 	}
 	return d, nil
 }

@@ -53,17 +53,24 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// keyed puts a handler outside /api/v1 behind the same authentication and rate limit as the v1
+// routes (see Handler). Errors there answer in the shape of the handler's endpoint
+// (plainErrorRoute), so POST /api/webhooks/conversions keeps its plain {"error": "..."}.
+func (s *Server) keyed(h http.HandlerFunc) http.Handler {
+	return s.authenticate(s.rateLimit(bucketDefault)(h))
+}
+
 // principal authenticates the request's key and takes one token of bucket; on false the
 // request was answered (401 in the v1 shape, or 500).
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, bucket string) (Principal, spentToken, bool) {
 	key, ok := bearerKey(r)
 	if !ok {
-		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
+		writeErrorFor(w, r, http.StatusUnauthorized, CodeInvalidAPIKey, "missing or malformed API key: send Authorization: Bearer <key>")
 		return Principal{}, spentToken{}, false
 	}
 	p, tok, err := s.authenticateAndSpend(r, key, bucket)
 	if errors.Is(err, outreach.ErrNotFound) {
-		writeErrorFor(w, r, http.StatusUnauthorized, codeInvalidAPIKey, "invalid, revoked or expired API key")
+		writeErrorFor(w, r, http.StatusUnauthorized, CodeInvalidAPIKey, "invalid, revoked or expired API key")
 		return Principal{}, spentToken{}, false
 	}
 	if err != nil {
@@ -84,10 +91,11 @@ func (s *Server) authenticateAndSpend(r *http.Request, key, bucket string) (Prin
 		spentToken{bucket: bucket, used: used, windowStart: windowStart, now: now}, nil
 }
 
-// requireWrite answers 403 unless the request's key has the read_write scope.
+// requireWrite answers 403 (in the shape of r's endpoint) unless the request's key has the
+// read_write scope.
 func requireWrite(w http.ResponseWriter, r *http.Request) bool {
 	if PrincipalFrom(r.Context()).Scope != storage.ScopeReadWrite {
-		writeError(w, http.StatusForbidden, codeInsufficientScope, "this endpoint needs a read_write key; this key is read-only")
+		writeErrorFor(w, r, http.StatusForbidden, CodeInsufficientScope, "this endpoint needs a read_write key; this key is read-only")
 		return false
 	}
 	return true

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 
 	"outreachd/outreach"
@@ -37,7 +36,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body.Entries) == 0 || len(body.Entries) > maxBlacklistEntries {
-		s.fail(w, r, fmt.Errorf("entries must be an array of 1 to %d entries, got %d: %w", maxBlacklistEntries, len(body.Entries), outreach.ErrInvalid))
+		s.fail(w, r, invalid("entries must be an array of 1 to %d entries, got %d", maxBlacklistEntries, len(body.Entries)))
 		return
 	}
 	rejected := []blacklistRejectedJSON{}
@@ -92,7 +91,7 @@ type blacklistJSON struct {
 func (s *Server) getBlacklist(w http.ResponseWriter, r *http.Request) {
 	typ := r.URL.Query().Get("type")
 	if typ != "" && typ != outreach.BlacklistAccount && typ != outreach.BlacklistCompany {
-		s.fail(w, r, fmt.Errorf("query parameter type must be account or company, got %q: %w", clipText(typ, 40), outreach.ErrInvalid))
+		s.fail(w, r, invalid("query parameter type must be account or company, got %q", clipText(typ, 40)))
 		return
 	}
 	page, err := parsePage(r, 200)

@@ -173,7 +173,7 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 	}
 	var in storage.NewCampaign
 	if req.Name == nil {
-		return in, nil, fmt.Errorf("name is required: %w", outreach.ErrInvalid)
+		return in, nil, invalid("name is required")
 	}
 	if in.Name, err = outreach.ValidateCampaignName(*req.Name); err != nil {
 		return in, nil, err
@@ -182,7 +182,7 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 	if req.OutreachType != nil {
 		ot = *req.OutreachType
 		if ot == "" {
-			return in, nil, fmt.Errorf("outreach_type must be outbound or inbound, not empty: %w", outreach.ErrInvalid)
+			return in, nil, invalid("outreach_type must be outbound or inbound, not empty")
 		}
 	}
 	if in.OutreachType, err = outreach.ParseOutreachType(ot); err != nil {
@@ -190,8 +190,8 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 	}
 	if req.SourceType != nil {
 		if !outreach.ValidSourceType(*req.SourceType) {
-			return in, nil, fmt.Errorf("source_type %q must be one of %s: %w", *req.SourceType,
-				strings.Join(outreach.SourceTypes, ", "), outreach.ErrInvalid)
+			return in, nil, invalid("source_type %q must be one of %s", *req.SourceType,
+				strings.Join(outreach.SourceTypes, ", "))
 		}
 		in.SourceType = req.SourceType
 	}
@@ -207,10 +207,10 @@ func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.Strip
 	}
 	if cfg := bytes.TrimSpace(req.SourceConfig); len(cfg) > 0 && !bytes.Equal(cfg, []byte("null")) {
 		if cfg[0] != '{' {
-			return in, nil, fmt.Errorf("source_config must be a JSON object: %w", outreach.ErrInvalid)
+			return in, nil, invalid("source_config must be a JSON object")
 		}
 		if len(cfg) > maxSourceConfigBytes {
-			return in, nil, fmt.Errorf("source_config is larger than %d bytes: %w", maxSourceConfigBytes, outreach.ErrInvalid)
+			return in, nil, invalid("source_config is larger than %d bytes", maxSourceConfigBytes)
 		}
 		in.SourceConfig = json.RawMessage(cfg)
 	}

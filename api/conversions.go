@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -31,31 +29,14 @@ type conversionBody struct {
 	Meta          json.RawMessage `json:"meta"`
 }
 
-// postConversion records a client conversion event. It sits outside /api/v1 and, as the
-// guide says, answers every error in the plain shape {"error": "..."}, so it authenticates
-// and spends the organization's budget itself instead of going through the v1 middleware.
+// postConversion records a client conversion event. It sits outside /api/v1, behind the same
+// authentication and rate limit (keyed), and as the guide says answers every error in the
+// plain shape {"error": "..."} (plainErrorRoute).
 func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
-	key, ok := bearerKey(r)
-	if !ok {
-		writePlainError(w, http.StatusUnauthorized, "missing or malformed API key: send Authorization: Bearer <key>")
+	if !requireWrite(w, r) {
 		return
 	}
-	p, tok, err := s.authenticateAndSpend(r, key, bucketDefault)
-	if errors.Is(err, outreach.ErrNotFound) {
-		writePlainError(w, http.StatusUnauthorized, "invalid, revoked or expired API key")
-		return
-	}
-	if err != nil {
-		s.failPlain(w, r, err)
-		return
-	}
-	if !s.admit(w, p, tok) {
-		return
-	}
-	if p.Scope != storage.ScopeReadWrite {
-		writePlainError(w, http.StatusForbidden, "this endpoint needs a read_write key; this key is read-only")
-		return
-	}
+	p := PrincipalFrom(r.Context())
 	var body conversionBody
 	if err := decodeJSON(r, &body); err != nil {
 		s.failPlain(w, r, err)
@@ -84,7 +65,7 @@ func (s *Server) postConversion(w http.ResponseWriter, r *http.Request) {
 func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) {
 	c := storage.Conversion{OrgID: orgID}
 	if b.EventType == nil || strings.TrimSpace(*b.EventType) == "" {
-		return c, fmt.Errorf("event_type is required: %w", outreach.ErrInvalid)
+		return c, invalid("event_type is required")
 	}
 	c.EventType = strings.TrimSpace(*b.EventType)
 	for _, f := range []struct {
@@ -92,7 +73,7 @@ func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) 
 		val  *string
 	}{{"event_type", &c.EventType}, {"linkedin_id", b.LinkedInID}, {"prospect_name", b.ProspectName}, {"prospect_email", b.ProspectEmail}} {
 		if f.val != nil && utf8.RuneCountInString(*f.val) > maxConversionTextLen {
-			return c, fmt.Errorf("%s is longer than %d characters: %w", f.name, maxConversionTextLen, outreach.ErrInvalid)
+			return c, invalid("%s is longer than %d characters", f.name, maxConversionTextLen)
 		}
 	}
 	linkedin := ""
@@ -109,7 +90,7 @@ func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) 
 	}
 	if m := bytes.TrimSpace(b.Meta); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
 		if len(m) > maxConversionMetaBytes {
-			return c, fmt.Errorf("meta is larger than %d bytes: %w", maxConversionMetaBytes, outreach.ErrInvalid)
+			return c, invalid("meta is larger than %d bytes", maxConversionMetaBytes)
 		}
 		c.Meta = m
 	}

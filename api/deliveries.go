@@ -9,6 +9,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -26,7 +27,7 @@ func parseTimeParam(name, raw string, endOfDay bool) (time.Time, error) {
 		}
 		return t, nil
 	}
-	return time.Time{}, invalid("%s: must be an ISO 8601 timestamp like 2026-03-01T00:00:00Z or a day like 2026-03-01, got %q", name, raw)
+	return time.Time{}, invalidField(name, "must be an ISO 8601 timestamp like 2026-03-01T00:00:00Z or a day like 2026-03-01, got %q", raw)
 }
 
 var deliveryStatuses = []string{"pending", "succeeded", "failed"}
@@ -97,13 +98,9 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if m.cfg.Hub == nil {
-		s.failDestinations(w, r, errHubUnavailable)
-		return
-	}
 	id := mux.Vars(r)["id"]
-	if err := m.cfg.Hub.Resend(r.Context(), PrincipalFrom(r.Context()).OrgID, id); err != nil {
-		s.fail(w, r, err)
+	if err := m.Resend(r.Context(), PrincipalFrom(r.Context()).OrgID, id); err != nil {
+		s.failDestinations(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"delivery_id": id, "resent": true}})
@@ -127,18 +124,18 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrgID
-	var rr RecoverRange
+	var rr delivery.RecoverRange
 	var err error
 	switch {
 	case req.From == "" || req.To == "":
-		err = invalid("from and to: both are required")
+		err = invalidField("from and to", "both are required")
 	default:
 		if rr.From, err = parseTimeParam("from", req.From, false); err == nil {
 			rr.To, err = parseTimeParam("to", req.To, true)
 		}
 	}
 	if err == nil && !rr.To.After(rr.From) {
-		err = invalid("to: must be after from")
+		err = invalidField("to", "must be after from")
 	}
 	if err == nil && req.DestinationID != "" {
 		rr.DestinationID = req.DestinationID
@@ -151,13 +148,9 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if m.cfg.Hub == nil {
-		s.failDestinations(w, r, errHubUnavailable)
-		return
-	}
-	n, err := m.cfg.Hub.Recover(r.Context(), org, rr)
+	n, err := m.Recover(r.Context(), org, rr)
 	if err != nil {
-		s.fail(w, r, err)
+		s.failDestinations(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"recovered": n,

@@ -1,19 +1,20 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
-// The HTTP handlers of the Event Destinations view. The rules they share with the
-// operator CLI are in destination_rules.go; the delivery log, resend and recover in deliveries.go.
+// The HTTP handlers of the Event Destinations view: they decode (destination_json.go), call the
+// manager the application and the operator CLI share (delivery.Destinations, which holds every
+// rule) and encode. The delivery log, resend and recover are in deliveries.go.
 
 func (s *Server) destinationRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/destinations", s.listDestinations).Methods(http.MethodGet)
@@ -29,114 +30,30 @@ func (s *Server) destinationRoutes(v1 *mux.Router) {
 }
 
 // destinations answers 503 when the manager is not wired (handler tests of other parts).
-func (s *Server) destinations(w http.ResponseWriter) (*Destinations, bool) {
+func (s *Server) destinations(w http.ResponseWriter) (*delivery.Destinations, bool) {
 	if s.deps.Destinations == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "event destinations are not available in this process")
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "event destinations are not available in this process")
 		return nil, false
 	}
 	return s.deps.Destinations, true
 }
 
 func (s *Server) failDestinations(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, errHubUnavailable) {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", errHubUnavailable.Error())
+	if errors.Is(err, delivery.ErrHubUnavailable) {
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, delivery.ErrHubUnavailable.Error())
 		return
 	}
 	s.fail(w, r, err)
 }
 
-// destinationRequest is the body of POST and PATCH /destinations. The nullable fields stay raw
-// so that PATCH can tell "absent" (keep) from null (remove).
-type destinationRequest struct {
-	Name          *string         `json:"name"`
-	Kind          *string         `json:"kind"`
-	URL           *string         `json:"url"`
-	Events        json.RawMessage `json:"events"`
-	Secret        json.RawMessage `json:"secret"`
-	SlackBotToken json.RawMessage `json:"slack_bot_token"`
-	SlackChannel  json.RawMessage `json:"slack_channel"`
-	Enabled       *bool           `json:"enabled"`
-}
-
-// parseEvents reads `events`: an array of kinds, or the string "all". nil when absent.
-func parseEvents(raw json.RawMessage) ([]string, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	var one string
-	if json.Unmarshal(raw, &one) == nil && one == string(outreach.EventsAll) {
-		return []string{one}, nil
-	}
-	var list []string
-	if string(raw) == "null" || json.Unmarshal(raw, &list) != nil {
-		return nil, invalid(`events: must be an array of event kinds, or "all"`)
-	}
-	if list == nil {
-		list = []string{}
-	}
-	return list, nil
-}
-
-// parseNullable reads a string that null removes: nil when absent, a pointer to "" for null.
-func parseNullable(field string, raw json.RawMessage) (*string, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	var s *string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, invalid("%s: must be a string or null", field)
-	}
-	if s == nil {
-		empty := ""
-		return &empty, nil
-	}
-	if *s == "" {
-		return nil, invalid("%s: must not be empty (send null to remove it)", field)
-	}
-	return s, nil
-}
-
-// destinationInput is a decoded create or update body with its loose fields resolved: the event
-// selection parsed, and the three fields where null (clear) differs from absent (keep).
-type destinationInput struct {
-	destinationRequest
-	events                 []string
-	secret, token, channel *string
-}
-
-// decodeDestination reads a create or update body; both endpoints refuse the same input alike.
-func decodeDestination(r *http.Request) (in destinationInput, err error) {
-	if err = decodeJSON(r, &in.destinationRequest); err != nil {
-		return in, err
-	}
-	if in.events, err = parseEvents(in.Events); err != nil {
-		return in, err
-	}
-	if in.secret, err = parseNullable("secret", in.Secret); err != nil {
-		return in, err
-	}
-	if in.token, err = parseNullable("slack_bot_token", in.SlackBotToken); err != nil {
-		return in, err
-	}
-	in.channel, err = parseNullable("slack_channel", in.SlackChannel)
-	return in, err
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request) (*Destinations, storage.Destination, bool) {
+func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request) (*delivery.Destinations, storage.Destination, bool) {
 	m, ok := s.destinations(w)
 	if !ok {
 		return nil, storage.Destination{}, false
 	}
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
-		writeError(w, http.StatusNotFound, codeNotFound, "destination "+id+": not found")
+		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
 		return nil, storage.Destination{}, false
 	}
 	d, err := s.store.GetDestination(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
@@ -154,7 +71,7 @@ func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, stat
 		return
 	}
 	a, ok := last[d.ID]
-	v := viewDestination(d, LastAttemptOf(a, ok))
+	v := viewDestination(d, delivery.LastAttemptOf(a, ok))
 	v.Secret = generated
 	body := map[string]any{"data": v}
 	if len(warnings) > 0 {
@@ -185,7 +102,7 @@ func (s *Server) listDestinations(w http.ResponseWriter, r *http.Request) {
 	out := make([]destinationView, len(list))
 	for i, d := range list {
 		a, ok := last[d.ID]
-		out[i] = viewDestination(d, LastAttemptOf(a, ok))
+		out[i] = viewDestination(d, delivery.LastAttemptOf(a, ok))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }
@@ -203,7 +120,7 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, DestinationSpec{
+	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, delivery.DestinationSpec{
 		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Secret: deref(in.secret),
 		SlackBotToken: deref(in.token), SlackChannel: deref(in.channel), Enabled: in.Enabled,
 	})
@@ -248,10 +165,10 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.Kind != nil && *in.Kind != d.Kind {
-		s.fail(w, r, invalid("kind: cannot be changed; create a new destination instead"))
+		s.fail(w, r, invalidField("kind", "cannot be changed; create a new destination instead"))
 		return
 	}
-	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
+	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, delivery.DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
 		Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
 	if err != nil {
 		s.fail(w, r, err)
@@ -302,33 +219,7 @@ func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
 		s.failDestinations(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": TestView(d.ID, kind, res)})
-}
-
-// TestView is the answer of a test send, shared with `admin destination test`.
-func TestView(destID string, kind outreach.EventKind, res TestSendResult) map[string]any {
-	var errText *string
-	if res.Error != "" {
-		errText = &res.Error
-	}
-	return map[string]any{"destination_id": destID, "event": kind, "ok": res.Error == "" && res.StatusCode/100 == 2,
-		"status_code": res.StatusCode, "error": errText, "duration_ms": res.Duration.Milliseconds()}
-}
-
-type attemptView struct {
-	ID              int64   `json:"id"`
-	DeliveryID      *string `json:"delivery_id"`
-	EventID         string  `json:"event_id"`
-	Event           string  `json:"event"`
-	Attempt         int     `json:"attempt"`
-	Trigger         string  `json:"trigger"`
-	At              string  `json:"at"`
-	URL             string  `json:"url"`
-	StatusCode      int     `json:"status_code"`
-	Error           *string `json:"error"`
-	DurationMS      int     `json:"duration_ms"`
-	ResponseExcerpt *string `json:"response_excerpt"`
-	NextAttemptAt   *string `json:"next_attempt_at"`
+	writeJSON(w, http.StatusOK, map[string]any{"data": delivery.TestView(d.ID, kind, res)})
 }
 
 // destinationAttempts is the attempt log of a destination, a deleted one's too until the
@@ -339,7 +230,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	}
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
-		writeError(w, http.StatusNotFound, codeNotFound, "destination "+id+": not found")
+		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
 		return
 	}
 	d, _, err := s.store.DestinationForLog(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
@@ -361,7 +252,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	for i, a := range list {
 		shown := a.URL
 		if d.Kind == storage.DestinationSlack {
-			shown = DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
+			shown = delivery.DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,
 			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: shown, StatusCode: a.StatusCode, Error: a.Error,

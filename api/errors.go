@@ -6,27 +6,32 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
-// Error codes: the documented ones (docs/api.md, "Errors"), which clients rely on exactly as
-// written, including service_unavailable (503 with Retry-After: the database cannot be reached
-// right now; retry later) and past_retention (410: a delivery or a recover range the retention
-// policy already removed).
+// Error codes: every code of the coded shape {"error":{"code","message"}} comes from this block
+// (the API, the in-process invoker and the MCP server's one HTTP error). They are documented in
+// docs/api.md, "Errors", and clients rely on them exactly as written; the first seven are the
+// binding list of /work/shared/spec/decisions.md, section 3. Never change a value.
 const (
-	codeInvalidAPIKey     = "invalid_api_key"
-	codeInsufficientScope = "insufficient_scope"
-	codeNotFound          = "not_found"
-	codeInvalidRequest    = "invalid_request"
-	codeCampaignClosed    = "campaign_closed"
-	codeInvalidFilters    = "invalid_filters"
-	codeInternal          = "internal_error"
-	codeUnavailable       = "service_unavailable"
-	codePastRetention     = "past_retention"
+	CodeInvalidAPIKey     = "invalid_api_key"    // 401: missing, malformed, unknown, revoked or expired key
+	CodeInsufficientScope = "insufficient_scope" // 403: a write with a read-only key
+	CodeNotFound          = "not_found"          // 404
+	CodeInvalidRequest    = "invalid_request"    // 400: input the client must fix
+	CodeCampaignClosed    = "campaign_closed"    // 409: a write to a completed or archived campaign
+	CodeInvalidFilters    = "invalid_filters"    // 422
+	CodeInternal          = "internal_error"     // 500: generic message, details only in the logs
+
+	CodeConflict       = "conflict"             // 409: a needs-human item already decided
+	CodePastRetention  = "past_retention"       // 410: removed by the retention policy
+	CodeNotImplemented = "not_implemented"      // 501: /mcp when the assistant server is not wired
+	CodeLinkedInDown   = "linkedin_unavailable" // 502: GET /inbox, LinkedIn failed for an account
+	CodeUnavailable    = "service_unavailable"  // 503 + Retry-After: the database is unreachable
+	CodeNotInProcess   = "unavailable"          // 503: a part of the service is not running here
+	CodeNotReady       = "not_ready"            // 503 from /readyz: the database is unreachable
 )
 
 // unavailableRetryAfter is the Retry-After (seconds) of a 503 service_unavailable: long enough
@@ -58,7 +63,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		buf.Reset()
 		status = http.StatusInternalServerError
-		_ = json.NewEncoder(buf).Encode(errorBody{Error: errorDetail{Code: codeInternal, Message: "the response could not be encoded"}})
+		_ = json.NewEncoder(buf).Encode(errorBody{Error: errorDetail{Code: CodeInternal, Message: "the response could not be encoded"}})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
@@ -98,32 +103,41 @@ func writeErrorFor(w http.ResponseWriter, r *http.Request, status int, code, mes
 // classify is the one mapping from errors to HTTP: status, code and a message safe to show.
 // Messages of client errors come from our own wrapping and name the problem; a 5xx never
 // carries err.Error().
+//
+// Invalid input is read from its type (outreach.InvalidInputError): its kind gives the status
+// and code, and its text, with whatever context the handler wrapped around it ("leads[3]%w"),
+// is the message, since it carries no sentinel's words. Errors that wrap the sentinels
+// themselves (packages that do not build the type yet) are worded by outreach.Describe.
 func classify(err error) (int, string, string) {
+	if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok {
+		if errors.Is(ie, outreach.ErrInvalidFilters) {
+			return http.StatusUnprocessableEntity, CodeInvalidFilters, err.Error()
+		}
+		return http.StatusBadRequest, CodeInvalidRequest, err.Error()
+	}
 	switch {
 	case errors.Is(err, outreach.ErrInvalidFilters):
-		return http.StatusUnprocessableEntity, codeInvalidFilters, clientMessage(err)
+		return http.StatusUnprocessableEntity, CodeInvalidFilters, clientMessage(err)
 	case errors.Is(err, outreach.ErrInvalid):
-		return http.StatusBadRequest, codeInvalidRequest, clientMessage(err)
+		return http.StatusBadRequest, CodeInvalidRequest, clientMessage(err)
 	case errors.Is(err, outreach.ErrNotFound):
-		return http.StatusNotFound, codeNotFound, clientMessage(err)
+		return http.StatusNotFound, CodeNotFound, clientMessage(err)
 	case errors.Is(err, outreach.ErrCampaignClosed):
-		return http.StatusConflict, codeCampaignClosed, clientMessage(err)
+		return http.StatusConflict, CodeCampaignClosed, clientMessage(err)
 	case errors.Is(err, outreach.ErrConflict):
-		return http.StatusConflict, "conflict", clientMessage(err)
+		return http.StatusConflict, CodeConflict, clientMessage(err)
 	case errors.Is(err, outreach.ErrPastRetention):
-		return http.StatusGone, codePastRetention, clientMessage(err)
+		return http.StatusGone, CodePastRetention, clientMessage(err)
 	case storage.IsUnavailable(err):
-		return http.StatusServiceUnavailable, codeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
+		return http.StatusServiceUnavailable, CodeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
 	default:
-		return http.StatusInternalServerError, codeInternal, "internal error; it has been logged"
+		return http.StatusInternalServerError, CodeInternal, "internal error; it has been logged"
 	}
 }
 
-// clientMessage strips the sentinels' own words from a wrapped message, so that
-// "campaign_id: invalid input: not a campaign id" reads "campaign_id: not a campaign id".
+// clientMessage is the message of a client error as a person reads it (outreach.Describe).
 func clientMessage(err error) string {
-	msg := outreach.Describe(err)
-	return strings.ReplaceAll(msg, outreach.ErrInvalidFilters.Error()+": ", "")
+	return outreach.Describe(err)
 }
 
 // failFor answers err in the shape r's endpoint uses (plainErrorRoute).
@@ -159,4 +173,15 @@ func (s *Server) logFailure(w http.ResponseWriter, r *http.Request, status int, 
 	case status >= 500:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+}
+
+// invalid is a client error (400 invalid_request) whose message names the problem
+// (outreach.InvalidInputError).
+func invalid(format string, args ...any) error {
+	return outreach.Invalidf(format, args...)
+}
+
+// invalidField is invalid about one field, worded "field: problem".
+func invalidField(field, format string, args ...any) error {
+	return outreach.InvalidField(field, format, args...)
 }

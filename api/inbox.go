@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"sort"
 	"sync"
@@ -85,11 +84,11 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 		scope = "campaign"
 	case "campaign", "all":
 	default:
-		s.fail(w, r, fmt.Errorf("query parameter scope must be campaign or all, got %q: %w", truncate(scope, 40), outreach.ErrInvalid))
+		s.fail(w, r, invalid("query parameter scope must be campaign or all, got %q", truncate(scope, 40)))
 		return
 	}
 	if s.deps.Inbox == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "the live LinkedIn inbox is not available in this process")
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "the live LinkedIn inbox is not available in this process")
 		return
 	}
 	orgID := PrincipalFrom(r.Context()).OrgID
@@ -105,7 +104,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 	chats, failed, err := s.readInboxes(r.Context(), accounts, perAccount)
 	if err != nil {
 		s.log.Warn("inbox: provider read failed", "org", orgID, "account", failed, "err", err)
-		writeError(w, http.StatusBadGateway, "linkedin_unavailable",
+		writeError(w, http.StatusBadGateway, CodeLinkedInDown,
 			"LinkedIn did not answer for account "+failed+"; retry later")
 		return
 	}
@@ -206,18 +205,18 @@ func parseTargets(b targetsBody) ([]target, error) {
 	var raws []json.RawMessage
 	switch {
 	case b.LinkedInURLs != nil && b.LinkedInURL != nil:
-		return nil, fmt.Errorf("send either linkedin_urls or linkedin_url, not both: %w", outreach.ErrInvalid)
+		return nil, invalid("send either linkedin_urls or linkedin_url, not both")
 	case b.LinkedInURL != nil:
 		raws = []json.RawMessage{b.LinkedInURL}
 	case b.LinkedInURLs != nil:
 		if len(b.LinkedInURLs) == 0 || len(b.LinkedInURLs) > maxStopBlockItems {
-			return nil, fmt.Errorf("linkedin_urls must hold 1 to %d entries, got %d: %w",
-				maxStopBlockItems, len(b.LinkedInURLs), outreach.ErrInvalid)
+			return nil, invalid("linkedin_urls must hold 1 to %d entries, got %d",
+				maxStopBlockItems, len(b.LinkedInURLs))
 		}
 		raws = b.LinkedInURLs
 	default:
-		return nil, fmt.Errorf("linkedin_urls (an array of 1 to %d profile URLs or member ids) or linkedin_url is required: %w",
-			maxStopBlockItems, outreach.ErrInvalid)
+		return nil, invalid("linkedin_urls (an array of 1 to %d profile URLs or member ids) or linkedin_url is required",
+			maxStopBlockItems)
 	}
 	out := make([]target, len(raws))
 	for i, raw := range raws {
@@ -327,8 +326,8 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b.Reason != nil && utf8.RuneCountInString(*b.Reason) > maxBlockReason {
-		s.fail(w, r, fmt.Errorf("reason must be at most %d characters, got %d: %w",
-			maxBlockReason, utf8.RuneCountInString(*b.Reason), outreach.ErrInvalid))
+		s.fail(w, r, invalid("reason must be at most %d characters, got %d",
+			maxBlockReason, utf8.RuneCountInString(*b.Reason)))
 		return
 	}
 	ts, err := parseTargets(b.targetsBody)

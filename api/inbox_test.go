@@ -316,25 +316,6 @@ func TestInboxParameters(t *testing.T) {
 	}
 }
 
-// simInbox adapts the LinkedIn simulator to api.InboxReader, as cmd does for the real provider.
-type simInbox struct{ sim *linkedin.Simulator }
-
-func (a simInbox) ListChats(ctx context.Context, accountID string, limit int) ([]api.InboxChat, error) {
-	chats, err := a.sim.ListChats(ctx, accountID, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.InboxChat, len(chats))
-	for i, c := range chats {
-		out[i] = api.InboxChat{ID: c.ID, AttendeeName: c.AttendeeName, AttendeeProviderID: c.AttendeeProviderID,
-			ProfileKey: c.ProfileKey, UnreadCount: c.UnreadCount}
-		if m := c.LastMessage; m != nil {
-			out[i].LastMessage = &api.InboxMessage{Text: m.Text, At: m.At, FromMe: m.FromMe}
-		}
-	}
-	return out, nil
-}
-
 // GET /inbox reads LinkedIn live (the simulator stands in for it) from the first five connected
 // accounts, against the real database, in process: the provider lives in the server's memory.
 func TestInboxLive(t *testing.T) {
@@ -354,7 +335,7 @@ func TestInboxLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.NewServer(st, api.Deps{Inbox: simInbox{sim}}, api.Config{})
+	srv, err := api.NewServer(st, api.Deps{Inbox: linkedin.ForInbox{P: sim}}, api.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

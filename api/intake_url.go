@@ -53,7 +53,7 @@ func (s *Server) intakeURLView(tok storage.IntakeToken, active bool) intakeURLJS
 // secretBox answers 503 when no box is wired (handler tests of other parts).
 func (s *Server) secretBox(w http.ResponseWriter) (SecretBox, bool) {
 	if s.deps.Secrets == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "intake URLs are not available in this process")
+		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "intake URLs are not available in this process")
 		return nil, false
 	}
 	return s.deps.Secrets, true

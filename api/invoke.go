@@ -22,7 +22,7 @@ func (s *Server) Invoke(ctx context.Context, p Principal, method, path string, q
 	s.invokeOnce.Do(func() {
 		root := mux.NewRouter()
 		unmatched := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, http.StatusNotFound, codeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+			writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 		})
 		root.NotFoundHandler, root.MethodNotAllowedHandler = unmatched, unmatched
 		v1 := root.PathPrefix("/api/v1").Subrouter()
@@ -36,7 +36,7 @@ func (s *Server) Invoke(ctx context.Context, p Principal, method, path string, q
 	u := &url.URL{Path: "/api/v1" + path, RawQuery: query.Encode()}
 	r, err := http.NewRequestWithContext(context.WithValue(ctx, principalKey{}, p), method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return http.StatusBadRequest, []byte(`{"error":{"code":"invalid_request","message":"the request could not be built"}}`)
+		return http.StatusBadRequest, []byte(`{"error":{"code":"` + CodeInvalidRequest + `","message":"the request could not be built"}}`)
 	}
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBodyBytes)

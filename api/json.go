@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -20,12 +19,12 @@ func readBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, fmt.Errorf("request body exceeds %d bytes: %w", tooBig.Limit, outreach.ErrInvalid)
+			return nil, invalid("request body exceeds %d bytes", tooBig.Limit)
 		}
-		return nil, fmt.Errorf("read request body: %w", outreach.ErrInvalid)
+		return nil, invalid("read request body")
 	}
 	if jsonEscapesNUL(body) {
-		return nil, fmt.Errorf("request body contains a NUL character (\\u0000), which is not allowed: %w", outreach.ErrInvalid)
+		return nil, invalid("request body contains a NUL character (\\u0000), which is not allowed")
 	}
 	return body, nil
 }
@@ -46,7 +45,7 @@ func jsonEscapesNUL(body []byte) bool {
 }
 
 // decodeJSON decodes a request body strictly into v: exactly one JSON value, no unknown fields,
-// right types. Every failure wraps outreach.ErrInvalid with a message naming the problem.
+// right types. Every failure is an outreach.InvalidInputError naming the problem.
 func decodeJSON(r *http.Request, v any) error {
 	body, err := readBody(r)
 	if err != nil {
@@ -57,18 +56,18 @@ func decodeJSON(r *http.Request, v any) error {
 
 func decodeStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return fmt.Errorf("request body is empty; a JSON object is required: %w", outreach.ErrInvalid)
+		return invalid("request body is empty; a JSON object is required")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", outreach.DescribeJSONError(err, "request body"), outreach.ErrInvalid)
+		return outreach.JSONInputError(err, "request body")
 	}
 	if dec.More() {
-		return fmt.Errorf("request body holds more than one JSON value: %w", outreach.ErrInvalid)
+		return invalid("request body holds more than one JSON value")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("request body holds trailing data after the JSON value: %w", outreach.ErrInvalid)
+		return invalid("request body holds trailing data after the JSON value")
 	}
 	return nil
 }
@@ -81,10 +80,10 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, fmt.Errorf("query parameter %s must be an integer, got %q: %w", name, raw, outreach.ErrInvalid)
+		return 0, invalid("query parameter %s must be an integer, got %q", name, raw)
 	}
 	if n < lo || n > hi {
-		return 0, fmt.Errorf("query parameter %s must be between %d and %d, got %d: %w", name, lo, hi, n, outreach.ErrInvalid)
+		return 0, invalid("query parameter %s must be between %d and %d, got %d", name, lo, hi, n)
 	}
 	return n, nil
 }

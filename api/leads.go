@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -27,15 +28,15 @@ const (
 )
 
 // leadRoutes mounts the lead, blacklist, conversion and intake endpoints.
-// Conversions and intake sit on root, outside /api/v1, and authenticate (or not)
-// themselves.
+// Conversions and intake sit on root, outside /api/v1: conversions behind the same key
+// authentication and rate limit as v1 (keyed), intake authenticated by its URL's token.
 func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/campaigns/{id}/leads", s.pushLeads).Methods(http.MethodPost)
 	v1.HandleFunc("/campaigns/{id}/leads", s.listLeads).Methods(http.MethodGet)
 	v1.HandleFunc("/leads/{id}", s.getLead).Methods(http.MethodGet)
 	v1.HandleFunc("/blacklist", s.postBlacklist).Methods(http.MethodPost)
 	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
-	root.HandleFunc("/api/webhooks/conversions", s.postConversion).Methods(http.MethodPost)
+	root.Handle("/api/webhooks/conversions", s.keyed(s.postConversion)).Methods(http.MethodPost)
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
 }
 
@@ -71,7 +72,7 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body.Leads) == 0 || len(body.Leads) > maxLeadsPerPush {
-		s.fail(w, r, fmt.Errorf("leads must be an array of 1 to %d leads, got %d: %w", maxLeadsPerPush, len(body.Leads), outreach.ErrInvalid))
+		s.fail(w, r, invalid("leads must be an array of 1 to %d leads, got %d", maxLeadsPerPush, len(body.Leads)))
 		return
 	}
 	leads := make([]storage.PushLead, len(body.Leads))
@@ -106,7 +107,7 @@ var pushLeadFields = []string{"linkedin_url", "first_name", "last_name", "name",
 func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
 	fields, ok := outreach.LeadObjectFields(raw)
 	if !ok {
-		return outreach.LeadInput{}, nil, fmt.Errorf(" must be a JSON object: %w", outreach.ErrInvalid)
+		return outreach.LeadInput{}, nil, invalid(" must be a JSON object")
 	}
 	known := map[string]json.RawMessage{}
 	var extras []outreach.LeadField
@@ -119,21 +120,18 @@ func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
 	}
 	knownJSON, err := json.Marshal(known)
 	if err != nil {
-		return outreach.LeadInput{}, nil, fmt.Errorf(" cannot be read: %w", outreach.ErrInvalid)
+		return outreach.LeadInput{}, nil, invalid(" cannot be read")
 	}
 	var b pushLeadBody
 	if err := decodeStrict(knownJSON, &b); err != nil {
 		// `field "x" must be a string, got number` reads `.x must be a string, got number`.
-		msg := strings.TrimPrefix(clientMessage(err), "field ")
-		if rest, ok := strings.CutPrefix(msg, `"`); ok {
-			if name, tail, ok := strings.Cut(rest, `"`); ok {
-				return outreach.LeadInput{}, nil, fmt.Errorf(".%s%s: %w", name, tail, outreach.ErrInvalid)
-			}
+		if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok && ie.Field != "" {
+			return outreach.LeadInput{}, nil, invalid(".%s %s", ie.Field, ie.Problem)
 		}
-		return outreach.LeadInput{}, nil, fmt.Errorf(": %s: %w", msg, outreach.ErrInvalid)
+		return outreach.LeadInput{}, nil, invalid(": %s", clientMessage(err))
 	}
 	if b.LinkedInURL == nil {
-		return outreach.LeadInput{}, nil, fmt.Errorf(".linkedin_url is required: %w", outreach.ErrInvalid)
+		return outreach.LeadInput{}, nil, invalid(".linkedin_url is required")
 	}
 	in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
 		Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
@@ -161,16 +159,13 @@ func checkLeadInput(in outreach.LeadInput) error {
 	}
 	for _, f := range fields {
 		if !utf8.ValidString(f.val) {
-			return fmt.Errorf("%s is not valid UTF-8: %w", f.name, outreach.ErrInvalid)
+			return invalid("%s is not valid UTF-8", f.name)
 		}
 		if n := utf8.RuneCountInString(f.val); n > f.max {
-			return fmt.Errorf("%s is %d characters long, at most %d are allowed: %w", f.name, n, f.max, outreach.ErrInvalid)
+			return invalid("%s is %d characters long, at most %d are allowed", f.name, n, f.max)
 		}
 	}
-	if err := outreach.ValidateLeadData(in.Data); err != nil {
-		return fmt.Errorf("%s: %w", clientMessage(err), outreach.ErrInvalid)
-	}
-	return nil
+	return outreach.ValidateLeadData(in.Data)
 }
 
 // batchIDFrom is the Idempotency-Key header when sent (it becomes the batch_id), else a new id.
@@ -180,10 +175,10 @@ func batchIDFrom(r *http.Request) (string, error) {
 		return outreach.NewID("bat"), nil
 	}
 	if len(key) > maxIdempotencyKey {
-		return "", fmt.Errorf("Idempotency-Key header is %d bytes long, at most %d are allowed: %w", len(key), maxIdempotencyKey, outreach.ErrInvalid)
+		return "", invalid("Idempotency-Key header is %d bytes long, at most %d are allowed", len(key), maxIdempotencyKey)
 	}
 	if !utf8.ValidString(key) || strings.IndexFunc(key, unicode.IsControl) >= 0 {
-		return "", fmt.Errorf("Idempotency-Key header must be printable UTF-8 text: %w", outreach.ErrInvalid)
+		return "", invalid("Idempotency-Key header must be printable UTF-8 text")
 	}
 	return key, nil
 }
@@ -286,11 +281,11 @@ func (s *Server) listLeads(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	lq := storage.LeadQuery{BatchID: q.Get("batch_id"), Source: q.Get("source"), Limit: page.Limit, Offset: page.Offset}
 	if len(lq.BatchID) > maxIdempotencyKey {
-		s.fail(w, r, fmt.Errorf("query parameter batch_id is longer than %d bytes: %w", maxIdempotencyKey, outreach.ErrInvalid))
+		s.fail(w, r, invalid("query parameter batch_id is longer than %d bytes", maxIdempotencyKey))
 		return
 	}
 	if len(lq.Source) > maxLeadSourceLen {
-		s.fail(w, r, fmt.Errorf("query parameter source is longer than %d characters: %w", maxLeadSourceLen, outreach.ErrInvalid))
+		s.fail(w, r, invalid("query parameter source is longer than %d characters", maxLeadSourceLen))
 		return
 	}
 	leads, total, filters, err := s.store.ListLeads(r.Context(), PrincipalFrom(r.Context()).OrgID, mux.Vars(r)["id"], lq)

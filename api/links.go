@@ -90,7 +90,7 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 	}
 	from, err := time.Parse(time.DateOnly, day)
 	if err != nil {
-		s.fail(w, r, fmt.Errorf("report day %q must be a date written YYYY-MM-DD: %w", day, outreach.ErrInvalid))
+		s.fail(w, r, invalid("report day %q must be a date written YYYY-MM-DD", day))
 		return
 	}
 	to := from.AddDate(0, 0, days-1)

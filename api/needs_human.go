@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -84,7 +83,7 @@ func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
 			return
 		}
 		if s.deps.Drafts == nil {
-			writeError(w, http.StatusServiceUnavailable, "unavailable", "drafts cannot be decided in this process")
+			writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "drafts cannot be decided in this process")
 			return
 		}
 		p := PrincipalFrom(r.Context())
@@ -103,7 +102,7 @@ func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
 				return
 			}
 			if in.Text != nil && !approve {
-				s.fail(w, r, fmt.Errorf("text: only an approval takes a text: %w", outreach.ErrInvalid))
+				s.fail(w, r, invalidField("text", "only an approval takes a text"))
 				return
 			}
 			d.Text = in.Text

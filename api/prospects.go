@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 	"unicode/utf8"
 
@@ -26,7 +25,7 @@ func (s *Server) listProspects(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	pq := storage.ProspectQuery{CampaignID: q.Get("campaign_id"), Status: q.Get("status"), Limit: page.Limit, Offset: page.Offset}
 	if n := utf8.RuneCountInString(pq.Status); n > maxStatusParam {
-		s.fail(w, r, fmt.Errorf("query parameter status is longer than %d characters: %w", maxStatusParam, outreach.ErrInvalid))
+		s.fail(w, r, invalid("query parameter status is longer than %d characters", maxStatusParam))
 		return
 	}
 	out := []prospectJSON{}
@@ -66,7 +65,7 @@ func (s *Server) patchProspect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Outcome == nil {
-		s.fail(w, r, fmt.Errorf("outcome is required (booked, converted, interested or lost): %w", outreach.ErrInvalid))
+		s.fail(w, r, invalid("outcome is required (booked, converted, interested or lost)"))
 		return
 	}
 	outcome, err := outreach.ParseOutcome(*req.Outcome)

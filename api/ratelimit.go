@@ -79,7 +79,7 @@ func (s *Server) spend(w http.ResponseWriter, r *http.Request, p Principal, buck
 	now := s.now()
 	used, windowStart, err := s.store.TakeRateToken(r.Context(), p.OrgID, bucket, now)
 	if err != nil {
-		s.fail(w, r, err)
+		s.failFor(w, r, err)
 		return false
 	}
 	return s.admit(w, p, spentToken{bucket: bucket, used: used, windowStart: windowStart, now: now})

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"outreachd/delivery"
 	"outreachd/docs"
 	"outreachd/storage"
 )
@@ -70,8 +71,9 @@ type Deps struct {
 	// without this package importing them. Each is called with the keyed /api/v1 router
 	// (auth and rate limit applied) and the root router.
 	Extra []func(v1, root *mux.Router, h Helpers)
-	// Destinations serves the Event Destinations endpoints (api/destinations.go); nil answers 503.
-	Destinations *Destinations
+	// Destinations serves the Event Destinations endpoints (api/destinations.go) and the
+	// delivery log's resend and recover (api/deliveries.go); nil answers 503.
+	Destinations *delivery.Destinations
 	// Inbox reads live LinkedIn conversations for GET /inbox (api/inbox.go); nil answers 503.
 	Inbox InboxReader
 	// Secrets seals intake tokens so their URL can be shown again (api/intake_url.go); nil
@@ -132,11 +134,11 @@ func (s *Server) Handler() http.Handler {
 	unmatched := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if allowed := allowedMethods(root, r); len(allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, codeInvalidRequest,
+			writeError(w, http.StatusMethodNotAllowed, CodeInvalidRequest,
 				"method "+r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allowed, ", "))
 			return
 		}
-		writeError(w, http.StatusNotFound, codeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	root.NotFoundHandler, root.MethodNotAllowedHandler = unmatched, unmatched
 	root.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -153,7 +155,7 @@ func (s *Server) Handler() http.Handler {
 		root.Handle("/.well-known/oauth-protected-resource", s.deps.Assistant)
 	} else {
 		root.PathPrefix("/mcp").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, http.StatusNotImplemented, "not_implemented", "the assistant (MCP) server is not available in this process")
+			writeError(w, http.StatusNotImplemented, CodeNotImplemented, "the assistant (MCP) server is not available in this process")
 		})
 	}
 
@@ -193,17 +195,17 @@ func rejectBadText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bad := func(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
 		if bad(r.URL.Path) {
-			writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "the request path holds a NUL character or bytes that are not UTF-8")
+			writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest, "the request path holds a NUL character or bytes that are not UTF-8")
 			return
 		}
 		for name, values := range r.URL.Query() {
 			if bad(name) {
-				writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest, "a query parameter name holds a NUL character or bytes that are not UTF-8")
+				writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest, "a query parameter name holds a NUL character or bytes that are not UTF-8")
 				return
 			}
 			for _, v := range values {
 				if bad(v) {
-					writeErrorFor(w, r, http.StatusBadRequest, codeInvalidRequest,
+					writeErrorFor(w, r, http.StatusBadRequest, CodeInvalidRequest,
 						"query parameter "+strconv.Quote(name)+" holds a NUL character or bytes that are not UTF-8")
 					return
 				}
@@ -218,7 +220,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		w.Header().Set("Retry-After", unavailableRetryAfter)
-		writeError(w, http.StatusServiceUnavailable, "not_ready", "database unreachable")
+		writeError(w, http.StatusServiceUnavailable, CodeNotReady, "database unreachable")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

@@ -52,7 +52,7 @@ func (s *Server) putDefaultFilters(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.HardFilters == nil {
-		s.fail(w, r, fmt.Errorf("hard_filters is required (an object of filter rules; null or {} clears the defaults): %w", outreach.ErrInvalid))
+		s.fail(w, r, invalid("hard_filters is required (an object of filter rules; null or {} clears the defaults)"))
 		return
 	}
 	f, err := outreach.ParseHardFilters(req.HardFilters)

@@ -2,8 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -17,8 +15,8 @@ import (
 )
 
 // The engine's tests run it in-process on a fresh database, against the LinkedIn simulator on a
-// VirtualClock that only moves when a test advances it. The adapters below mirror the ones in
-// cmd/outreachd (the engine package itself must not import adapters).
+// VirtualClock that only moves when a test advances it, reached through adapters/linkedin's
+// ForEngine as `serve` does (the engine package itself must not import adapters; its tests may).
 
 // monday is a Monday morning in November 2026 (after the 2026-07-02 sentiment cut-off).
 var monday = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
@@ -86,7 +84,7 @@ func (w *world) newEngine(d engine.Drafter, cfg engine.Config) *engine.Engine {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "https://app.test"
 	}
-	e, err := engine.New(w.st, simAdapter{w.sim}, d, w.clock, nil, cfg)
+	e, err := engine.New(w.st, linkedin.ForEngine{Sim: w.sim}, d, w.clock, nil, cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -218,79 +216,6 @@ func wantKinds(t *testing.T, got []outreach.Event, want ...string) {
 }
 
 func key(handle string) string { return "in:" + handle }
-
-// simAdapter is cmd/outreachd's engineLinkedIn.
-type simAdapter struct{ sim *linkedin.Simulator }
-
-func mapErr(err error) error {
-	pairs := []struct{ from, to error }{
-		{linkedin.ErrRateLimited, engine.ErrRateLimited}, {linkedin.ErrAccountDisconnected, engine.ErrAccountDown},
-		{linkedin.ErrNotConnected, engine.ErrNotConnected}, {linkedin.ErrUnknownProfile, engine.ErrNotConnected},
-		{linkedin.ErrAlreadyInvited, engine.ErrAlreadyInvited}, {linkedin.ErrNoPendingInvite, engine.ErrNoPendingInvite},
-		{linkedin.ErrUnknownChat, engine.ErrUnknownChat}, {linkedin.ErrUnknownAccount, engine.ErrUnknownAccount},
-	}
-	for _, p := range pairs {
-		if errors.Is(err, p.from) {
-			return fmt.Errorf("%w: %w", p.to, err)
-		}
-	}
-	return err
-}
-
-func (a simAdapter) Accounts(ctx context.Context) ([]engine.ProviderAccount, error) {
-	accs, err := a.sim.Accounts(ctx)
-	out := make([]engine.ProviderAccount, len(accs))
-	for i, x := range accs {
-		out[i] = engine.ProviderAccount{ID: x.ID, OrgID: x.OrgID, Name: x.Name}
-	}
-	return out, mapErr(err)
-}
-func (a simAdapter) ConnectAccount(ctx context.Context, org, name string) (engine.ProviderAccount, error) {
-	x, err := a.sim.ConnectAccount(ctx, org, name)
-	return engine.ProviderAccount{ID: x.ID, OrgID: x.OrgID, Name: x.Name}, mapErr(err)
-}
-func (a simAdapter) SendInvite(ctx context.Context, acc string, p engine.ProfileRef, note string) error {
-	_, err := a.sim.SendInvite(ctx, acc, linkedin.ProfileRef(p), note)
-	return mapErr(err)
-}
-func (a simAdapter) WithdrawInvite(ctx context.Context, acc string, p engine.ProfileRef) error {
-	return mapErr(a.sim.WithdrawInvite(ctx, acc, linkedin.ProfileRef(p)))
-}
-func (a simAdapter) SendMessage(ctx context.Context, acc, to, text string) (string, string, error) {
-	c, m, err := a.sim.SendMessage(ctx, acc, to, text)
-	return c, m, mapErr(err)
-}
-func (a simAdapter) Messages(ctx context.Context, chat string) ([]engine.ProviderMessage, error) {
-	ms, err := a.sim.Messages(ctx, chat)
-	out := make([]engine.ProviderMessage, len(ms))
-	for i, m := range ms {
-		out[i] = engine.ProviderMessage{ID: m.ID, ChatID: m.ChatID, Text: m.Text, At: m.At, FromMe: m.FromMe}
-	}
-	return out, mapErr(err)
-}
-func (a simAdapter) Poll(ctx context.Context, after int64, limit int) ([]engine.Report, error) {
-	rs, err := a.sim.Poll(ctx, after, limit)
-	out := make([]engine.Report, len(rs))
-	for i, r := range rs {
-		out[i] = engine.Report{Seq: r.Seq, Kind: string(r.Kind), AccountID: r.AccountID, ProfileKey: r.ProfileKey,
-			ProviderID: r.ProviderID, AttendeeName: r.AttendeeName, ChatID: r.ChatID, MessageID: r.MessageID,
-			Text: r.Text, CooldownHours: r.CooldownHours, At: r.At}
-	}
-	return out, mapErr(err)
-}
-func (a simAdapter) InjectAccept(k string) error { return mapErr(a.sim.InjectAccept(k)) }
-func (a simAdapter) InjectReply(k, text string) (string, error) {
-	c, err := a.sim.InjectReply(k, text)
-	return c, mapErr(err)
-}
-func (a simAdapter) InjectDisconnect(acc string) error { return mapErr(a.sim.InjectDisconnect(acc)) }
-func (a simAdapter) InjectReconnect(acc string) error  { return mapErr(a.sim.InjectReconnect(acc)) }
-func (a simAdapter) InjectRateLimit(acc string, d time.Duration) error {
-	return mapErr(a.sim.InjectRateLimit(acc, d))
-}
-func (a simAdapter) InjectSalesNav(acc string, lapsed bool) error {
-	return mapErr(a.sim.InjectSalesNav(acc, lapsed))
-}
 
 type draftAdapter struct{ d drafter.Drafter }
 

@@ -35,6 +35,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"outreachd/api"
 	"outreachd/storage"
 )
 
@@ -179,7 +180,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseToolsets(r); err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "invalid_request", "message": err.Error()}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": api.CodeInvalidRequest, "message": err.Error()}})
 		return
 	}
 	s.stream.ServeHTTP(w, r)

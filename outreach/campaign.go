@@ -169,7 +169,7 @@ func ParseSchedule(raw []byte) (Schedule, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return Schedule{}, invalidf("schedule: %s (keys: timezone, workingDays, startTime, endTime)", strings.TrimPrefix(err.Error(), "json: "))
+		return Schedule{}, invalidf("schedule: %s (keys: timezone, workingDays, startTime, endTime)", jsonText(err))
 	}
 	if in.Timezone != nil {
 		tz := *in.Timezone

@@ -20,16 +20,64 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
-// invalidf returns an error wrapping ErrInvalid whose message names the problem, so callers
-// can both answer 400 (errors.Is) and show the client what to fix.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+// InvalidInputError is input the caller must fix, as a type: Message is the whole sentence the
+// client reads (it names the input at fault and says what is wrong), and for an error about one
+// field Field and Problem hold the two apart, so a caller can word it in its own context without
+// cutting strings (api's lead push turns `field "x" must be a string` into `leads[3].x must be a
+// string`). It is ErrInvalid for errors.Is, or Kind when set (ErrInvalidFilters). Its text
+// carries no sentinel's words, so wrapping it with context ("leads[3]%w") reads as the client
+// should see it; api/errors.go maps it by its type. Build it with Invalidf, InvalidField or
+// JSONInputError.
+type InvalidInputError struct {
+	Message string
+	// Field is the input at fault as the client names it ("events", a JSON field of the body);
+	// "" when the message is not about one field.
+	Field string
+	// Problem is what is wrong with Field, worded to follow its name ("must be a string, got
+	// number"); "" when Field is.
+	Problem string
+	// Kind is the sentinel the error is (errors.Is); nil means ErrInvalid.
+	Kind error
+	// Err is the cause when there is one (a JSON decoding error), for errors.As and logs.
+	Err error
 }
 
-// Describe renders err for a person: the sentinels' own words ("invalid input", "not found")
-// are dropped from the wrapped chain, so "status: invalid input: not one of …" reads
-// "status: not one of …" and "campaign c1: not found" reads "campaign c1 not found". The API and the operator CLI show client errors this way.
+func (e *InvalidInputError) Error() string { return e.Message }
+
+// Is reports whether target is the sentinel e stands for.
+func (e *InvalidInputError) Is(target error) bool {
+	if e.Kind != nil {
+		return target == e.Kind
+	}
+	return target == ErrInvalid
+}
+
+func (e *InvalidInputError) Unwrap() error { return e.Err }
+
+// Invalidf is an InvalidInputError whose message names the problem, so callers can both answer
+// 400 (errors.Is(err, ErrInvalid)) and show the client what to fix.
+func Invalidf(format string, args ...any) error {
+	return &InvalidInputError{Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidField is an InvalidInputError about one field, worded "field: problem".
+func InvalidField(field, format string, args ...any) error {
+	problem := fmt.Sprintf(format, args...)
+	return &InvalidInputError{Message: field + ": " + problem, Field: field, Problem: problem}
+}
+
+func invalidf(format string, args ...any) error { return Invalidf(format, args...) }
+
+// Describe renders err for a person. An InvalidInputError (anywhere in the chain) already reads
+// as it should. Errors that wrap the sentinels themselves with fmt.Errorf (packages that do not
+// build InvalidInputError yet: storage, engine, webapp, cmd) still carry the sentinels' own
+// words, which are dropped here, so "status: invalid input: not one of …" reads "status: not one
+// of …" and "campaign c1: not found" reads "campaign c1 not found". The API and the operator CLI
+// show client errors this way.
 func Describe(err error) string {
+	if _, ok := errors.AsType[*InvalidInputError](err); ok {
+		return err.Error()
+	}
 	msg := err.Error()
 	msg = strings.ReplaceAll(msg, ErrInvalid.Error()+": ", "")
 	msg = strings.TrimSuffix(msg, ": "+ErrInvalid.Error())

@@ -1,7 +1,6 @@
 package outreach
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -12,30 +11,30 @@ import (
 func (e Event) Validate() error {
 	spec, ok := lookupKind(e.Kind)
 	if !ok {
-		return fmt.Errorf("%w: unknown event kind %q", ErrInvalid, e.Kind)
+		return invalidf("unknown event kind %q", e.Kind)
 	}
 	if e.OrgID == "" {
-		return fmt.Errorf("%w: %s event without org_id", ErrInvalid, e.Kind)
+		return invalidf("%s event without org_id", e.Kind)
 	}
 	if _, err := time.Parse(TimeLayout, e.Timestamp); err != nil {
-		return fmt.Errorf("%w: %s event timestamp %q is not %s", ErrInvalid, e.Kind, e.Timestamp, TimeLayout)
+		return invalidf("%s event timestamp %q is not %s", e.Kind, e.Timestamp, TimeLayout)
 	}
 	present := e.Data.blocks()
 	for _, b := range spec.required {
 		if !slices.Contains(present, b) {
-			return fmt.Errorf("%w: %s event lacks its %s block", ErrInvalid, e.Kind, b)
+			return invalidf("%s event lacks its %s block", e.Kind, b)
 		}
 	}
 	for _, b := range present {
 		if !slices.Contains(spec.required, b) && !slices.Contains(spec.optional, b) {
-			return fmt.Errorf("%w: %s event must not carry a %s block", ErrInvalid, e.Kind, b)
+			return invalidf("%s event must not carry a %s block", e.Kind, b)
 		}
 	}
 	if e.Data.Manual && e.Kind != EventCallBooked {
-		return fmt.Errorf("%w: only call_booked can be manual, not %s", ErrInvalid, e.Kind)
+		return invalidf("only call_booked can be manual, not %s", e.Kind)
 	}
 	if msg := e.Data.kindProblem(e.Kind); msg != "" {
-		return fmt.Errorf("%w: %s event: %s", ErrInvalid, e.Kind, msg)
+		return invalidf("%s event: %s", e.Kind, msg)
 	}
 	return nil
 }

@@ -13,6 +13,11 @@ import (
 // ErrInvalidFilters marks hard filters that can never be satisfied or cannot be read (422).
 var ErrInvalidFilters = errors.New("invalid hard_filters")
 
+// invalidFilters is an InvalidInputError of kind ErrInvalidFilters (422).
+func invalidFilters(format string, args ...any) error {
+	return &InvalidInputError{Message: fmt.Sprintf(format, args...), Kind: ErrInvalidFilters}
+}
+
 // TermRule keeps or drops people by words in one text field of their profile. Terms match as
 // case-insensitive substrings ("cto" matches "CTO & Co-founder").
 type TermRule struct {
@@ -54,8 +59,8 @@ func ParseHardFilters(raw []byte) (HardFilters, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return HardFilters{}, fmt.Errorf("%w: %s (known rules: locations, roles, companies, industries, headline_keywords, company_size, follower_count)",
-			ErrInvalidFilters, DescribeJSONError(err, "meta.hard_filters"))
+		return HardFilters{}, invalidFilters("%s (known rules: locations, roles, companies, industries, headline_keywords, company_size, follower_count)",
+			DescribeJSONError(err, "meta.hard_filters"))
 	}
 	return f, f.Validate()
 }
@@ -67,23 +72,23 @@ func (f HardFilters) Validate() error {
 			continue
 		}
 		if len(tr.rule.Include)+len(tr.rule.Exclude) > maxFilterTerms {
-			return fmt.Errorf("%w: %s has more than %d terms", ErrInvalidFilters, tr.name, maxFilterTerms)
+			return invalidFilters("%s has more than %d terms", tr.name, maxFilterTerms)
 		}
 		inc := map[string]bool{}
 		for _, t := range tr.rule.Include {
 			n := normTerm(t)
 			if n == "" || len(t) > maxFilterTermLen {
-				return fmt.Errorf("%w: %s.include has an empty or over-long term %q", ErrInvalidFilters, tr.name, t)
+				return invalidFilters("%s.include has an empty or over-long term %q", tr.name, t)
 			}
 			inc[n] = true
 		}
 		for _, t := range tr.rule.Exclude {
 			n := normTerm(t)
 			if n == "" || len(t) > maxFilterTermLen {
-				return fmt.Errorf("%w: %s.exclude has an empty or over-long term %q", ErrInvalidFilters, tr.name, t)
+				return invalidFilters("%s.exclude has an empty or over-long term %q", tr.name, t)
 			}
 			if inc[n] {
-				return fmt.Errorf("%w: %s both includes and excludes %q, so nobody can pass it", ErrInvalidFilters, tr.name, t)
+				return invalidFilters("%s both includes and excludes %q, so nobody can pass it", tr.name, t)
 			}
 		}
 	}
@@ -92,11 +97,11 @@ func (f HardFilters) Validate() error {
 			continue
 		}
 		if (rr.rule.Min != nil && *rr.rule.Min < 0) || (rr.rule.Max != nil && *rr.rule.Max < 0) {
-			return fmt.Errorf("%w: %s bounds must not be negative", ErrInvalidFilters, rr.name)
+			return invalidFilters("%s bounds must not be negative", rr.name)
 		}
 		if rr.rule.Min != nil && rr.rule.Max != nil && *rr.rule.Min > *rr.rule.Max {
-			return fmt.Errorf("%w: %s.min (%d) is greater than %s.max (%d), so nobody can pass it",
-				ErrInvalidFilters, rr.name, *rr.rule.Min, rr.name, *rr.rule.Max)
+			return invalidFilters("%s.min (%d) is greater than %s.max (%d), so nobody can pass it",
+				rr.name, *rr.rule.Min, rr.name, *rr.rule.Max)
 		}
 	}
 	return nil

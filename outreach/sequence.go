@@ -126,7 +126,7 @@ func ParseSequence(raw []byte, outreachType string) ([]SequenceStep, []StrippedA
 			d.DisallowUnknownFields()
 			if err := d.Decode(&a); err != nil {
 				return nil, nil, invalidf("sequence[%d].attachments[%d] must be an object {url, name, content_type}: %s",
-					i, j, strings.TrimPrefix(err.Error(), "json: "))
+					i, j, jsonText(err))
 			}
 			reason := attachmentProblem(a)
 			if reason == "" && len(step.Attachments) == MaxStepAttachments {

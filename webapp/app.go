@@ -4,7 +4,7 @@
 // stylesheet and one small script; nothing is loaded from elsewhere.
 //
 // It holds no SQL and no business rules: destinations go through the same manager as the API
-// (api.Destinations), deliveries through the hub, drafts through the engine, everything else
+// (delivery.Destinations), deliveries through the hub, drafts through the engine, everything else
 // through storage. It must never send anything itself.
 package webapp
 
@@ -22,7 +22,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/storage"
 )
 
@@ -77,17 +77,17 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Hub is what the pages need of the delivery hub (cmd/outreachd adapts delivery.Hub).
+// Hub is what the pages need of the delivery hub (delivery.Destinations, built with the hub).
 type Hub interface {
 	Resend(ctx context.Context, orgID, deliveryID string) error
-	Recover(ctx context.Context, orgID string, r api.RecoverRange) (int, error)
+	Recover(ctx context.Context, orgID string, r delivery.RecoverRange) (int, error)
 }
 
 // Deps are the parts the pages call besides the store. Destinations is required; a nil Hub or
 // Drafts makes the actions that need them answer that they are not available in this process.
 type Deps struct {
 	Logger       *slog.Logger
-	Destinations *api.Destinations
+	Destinations *delivery.Destinations
 	Hub          Hub
 	Drafts       Drafts
 	// Now is the wall clock (sessions, throttling, "x minutes ago"); nil means time.Now.

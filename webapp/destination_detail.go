@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -26,7 +26,7 @@ type testOutcome struct {
 	Text string `json:"text"`
 }
 
-func describeTest(kind outreach.EventKind, res api.TestSendResult) testOutcome {
+func describeTest(kind outreach.EventKind, res delivery.AttemptView) testOutcome {
 	ms := res.Duration.Milliseconds()
 	switch {
 	case res.Error == "" && res.StatusCode/100 == 2:
@@ -151,7 +151,7 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 		a.fail(w, r, err)
 		return
 	}
-	data := detailData{D: d, URL: api.DisplayURL(d), Events: strings.Join(d.Events, ", "), Attempts: list, Filter: f,
+	data := detailData{D: d, URL: delivery.DisplayURL(d), Events: strings.Join(d.Events, ", "), Attempts: list, Filter: f,
 		Kinds: outreach.AllEventKinds(), Health: healthOf(health[d.ID], now), NewSecret: x.newSecret, Test: x.tested,
 		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04")}
 	if l, ok := last[d.ID]; ok {
@@ -185,7 +185,7 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	}
 	name := r.PostFormValue("name")
 	enabled := r.PostFormValue("enabled") == "on"
-	p := api.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled}
+	p := delivery.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled}
 	if p.Events == nil {
 		p.Events = []string{}
 	}
@@ -215,11 +215,11 @@ func (a *App) rotateSecret(w http.ResponseWriter, r *http.Request, u User) {
 	if !ok {
 		return
 	}
-	secret := api.GenerateSecret
+	secret := delivery.GenerateSecretValue
 	if r.PostFormValue("action") == "remove" {
 		secret = ""
 	}
-	d, generated, err := a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, api.DestinationPatch{Secret: &secret})
+	d, generated, err := a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, delivery.DestinationPatch{Secret: &secret})
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -270,7 +270,7 @@ func (a *App) recoverDeliveries(w http.ResponseWriter, r *http.Request, u User) 
 			errMsg: "Since: give a date and time in the past, like 2026-03-01T09:00 (UTC)."})
 		return
 	}
-	n, err := a.deps.Hub.Recover(r.Context(), u.OrgID, api.RecoverRange{From: since, To: now.Add(time.Second), DestinationID: d.ID})
+	n, err := a.deps.Hub.Recover(r.Context(), u.OrgID, delivery.RecoverRange{From: since, To: now.Add(time.Second), DestinationID: d.ID})
 	if err != nil {
 		a.fail(w, r, err)
 		return

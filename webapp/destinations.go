@@ -9,14 +9,14 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
 // The Event Destinations page: the list with each destination's last attempt and 24-hour
 // health, the add form, Send test and Delete. Every rule (ten at most, the SSRF guard, the
-// Slack forms, event names) is api.Destinations', the same the API and the CLI apply.
+// Slack forms, event names) is delivery.Destinations', the same the API and the CLI apply.
 
 func (a *App) destinationRoutes(sub *mux.Router) {
 	sub.HandleFunc("/destinations", a.page(a.destinationsPage)).Methods(http.MethodGet)
@@ -94,7 +94,7 @@ func (a *App) loadDestinations(r *http.Request, orgID string) ([]destRow, error)
 	}
 	rows := make([]destRow, len(list))
 	for i, d := range list {
-		rows[i] = destRow{D: d, URL: api.DisplayURL(d), Events: strings.Join(d.Events, ", "), Health: healthOf(health[d.ID], now)}
+		rows[i] = destRow{D: d, URL: delivery.DisplayURL(d), Events: strings.Join(d.Events, ", "), Health: healthOf(health[d.ID], now)}
 		if l, ok := last[d.ID]; ok {
 			rows[i].Last = &l
 		}
@@ -151,7 +151,7 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 			kind = outreach.DestinationSlack
 		}
 	}
-	d, generated, err := a.deps.Destinations.Create(r.Context(), u.OrgID, api.DestinationSpec{Name: f.Name, Kind: kind,
+	d, generated, err := a.deps.Destinations.Create(r.Context(), u.OrgID, delivery.DestinationSpec{Name: f.Name, Kind: kind,
 		URL: f.URL, Events: events, Secret: strings.TrimSpace(r.PostFormValue("secret")),
 		SlackBotToken: token, SlackChannel: f.SlackChannel})
 	if errors.Is(err, outreach.ErrInvalid) {

@@ -15,7 +15,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"outreachd/adapters/webhook"
-	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/storage"
@@ -59,7 +58,7 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := api.NewDestinations(st, api.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
+	dests, err := delivery.NewDestinations(st, delivery.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
 		NewSecret: delivery.GenerateSecret})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -13,14 +13,14 @@ import (
 func TestDescribeTest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		res  api.TestSendResult
+		res  delivery.AttemptView
 		ok   bool
 		want string
 	}{
-		{api.TestSendResult{StatusCode: 204, Duration: 12 * time.Millisecond}, true, "Test lead_accepted delivered: HTTP 204 in 12 ms."},
-		{api.TestSendResult{StatusCode: 500, Error: "HTTP 500", Duration: 40 * time.Millisecond}, false, "Test lead_accepted failed: HTTP 500 in 40 ms."},
-		{api.TestSendResult{StatusCode: 302, Error: "redirects are not followed", Duration: time.Millisecond}, false, "Test lead_accepted failed: HTTP 302 in 1 ms. redirects are not followed"},
-		{api.TestSendResult{Error: "dial tcp: connection refused", Duration: 3 * time.Millisecond}, false, "Test lead_accepted failed after 3 ms: dial tcp: connection refused"},
+		{delivery.AttemptView{StatusCode: 204, Duration: 12 * time.Millisecond}, true, "Test lead_accepted delivered: HTTP 204 in 12 ms."},
+		{delivery.AttemptView{StatusCode: 500, Error: "HTTP 500", Duration: 40 * time.Millisecond}, false, "Test lead_accepted failed: HTTP 500 in 40 ms."},
+		{delivery.AttemptView{StatusCode: 302, Error: "redirects are not followed", Duration: time.Millisecond}, false, "Test lead_accepted failed: HTTP 302 in 1 ms. redirects are not followed"},
+		{delivery.AttemptView{Error: "dial tcp: connection refused", Duration: 3 * time.Millisecond}, false, "Test lead_accepted failed after 3 ms: dial tcp: connection refused"},
 	}
 	for _, tt := range tests {
 		got := describeTest(outreach.EventKind("lead_accepted"), tt.res)

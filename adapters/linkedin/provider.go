@@ -3,7 +3,11 @@
 // that behaves like the real network for tests, local runs and demos.
 //
 // It must not know about campaigns, storage or webhooks: the engine decides what to send and
-// records what happened; this package only carries actions out and reports events.
+// records what happened; this package only carries actions out and reports events. The glue
+// that presents it in its consumers' types lives here too, so there is one copy of it: ForEngine
+// (engine.go: the engine's LinkedIn and Operator ports) and ForInbox (inbox.go: the API's
+// InboxReader). Those two files are the only ones that import engine and api, and only for the
+// types of the ports those packages declare; neither imports this package.
 package linkedin
 
 import (

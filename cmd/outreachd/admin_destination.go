@@ -11,9 +11,7 @@ import (
 
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
-	"outreachd/api"
 	"outreachd/delivery"
-	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -42,9 +40,10 @@ func loadSecretBox(ctx context.Context, cfg Config, st *storage.Store, log *slog
 	return delivery.NewSecretBox(key)
 }
 
-// newDestinations builds the destination manager shared by the API and the CLI. hub may be nil.
-func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub api.DeliveryHub) (*api.Destinations, error) {
-	return api.NewDestinations(st, api.DestinationsConfig{
+// newDestinations builds the destination manager shared by the API, the application and the CLI.
+// hub may be nil (test sends, resends and recovers are then refused).
+func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub *delivery.Hub) (*delivery.Destinations, error) {
+	return delivery.NewDestinations(st, delivery.DestinationsConfig{
 		Hub:       hub,
 		Sealer:    box,
 		Guard:     webhook.Guard{AllowPrivate: cfg.AllowPrivateDestinations},
@@ -72,51 +71,27 @@ func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg promet
 	})
 }
 
-// hubAdapter presents the delivery hub as the api package's DeliveryHub (api does not import
-// delivery).
-type hubAdapter struct{ hub *delivery.Hub }
-
-func (a hubAdapter) SendTest(ctx context.Context, d storage.Destination, kind outreach.EventKind) (api.TestSendResult, error) {
-	v, err := a.hub.SendTest(ctx, d, kind)
-	return api.TestSendResult{StatusCode: v.StatusCode, Error: v.Error, Duration: v.Duration}, err
-}
-
-func (a hubAdapter) Resend(ctx context.Context, orgID, deliveryID string) error {
-	return a.hub.Resend(ctx, orgID, deliveryID)
-}
-
-func (a hubAdapter) Recover(ctx context.Context, orgID string, r api.RecoverRange) (int, error) {
-	return a.hub.RecoverDestination(ctx, orgID, r.DestinationID, r.From, r.To)
-}
-
 // wireDestinations mounts the Event Destinations API on hub (nil: test and resend answer 503).
-func (a *app) wireDestinations(ctx context.Context, box *delivery.SecretBox, hub *delivery.Hub) error {
-	var dh api.DeliveryHub
-	if hub != nil {
-		dh = hubAdapter{hub}
-	}
-	m, err := newDestinations(a.cfg, a.store, box, dh)
+func (a *app) wireDestinations(box *delivery.SecretBox, hub *delivery.Hub) error {
+	m, err := newDestinations(a.cfg, a.store, box, hub)
 	if err != nil {
 		return err
 	}
 	a.apiDeps.Destinations = m
-	a.deliveryHub = dh
 	return nil
 }
 
 // adminDestinations builds the manager for one admin command, with a hub when withHub.
-func adminDestinations(ctx context.Context, env *adminEnv, withHub bool) (*api.Destinations, error) {
+func adminDestinations(ctx context.Context, env *adminEnv, withHub bool) (*delivery.Destinations, error) {
 	box, err := loadSecretBox(ctx, env.cfg, env.store, nil)
 	if err != nil {
 		return nil, err
 	}
-	var hub api.DeliveryHub
+	var hub *delivery.Hub
 	if withHub {
-		h, err := buildHub(env.cfg, env.store, box, nil, nil)
-		if err != nil {
+		if hub, err = buildHub(env.cfg, env.store, box, nil, nil); err != nil {
 			return nil, err
 		}
-		hub = hubAdapter{h}
 	}
 	return newDestinations(env.cfg, env.store, box, hub)
 }
@@ -148,13 +123,13 @@ func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	if err != nil {
 		return nil, err
 	}
-	d, generated, err := m.Create(ctx, *org, api.DestinationSpec{Name: *name, Kind: k, URL: *rawURL,
+	d, generated, err := m.Create(ctx, *org, delivery.DestinationSpec{Name: *name, Kind: k, URL: *rawURL,
 		Events: strings.Split(*events, ","), Secret: *secret, SlackBotToken: *token, SlackChannel: *channel})
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]any{"destination_id": d.ID, "org_id": d.OrgID, "name": d.Name, "kind": d.Kind,
-		"url": api.DisplayURL(d), "events": d.Events, "has_secret": d.SecretSealed != nil, "enabled": d.Enabled}
+		"url": delivery.DisplayURL(d), "events": d.Events, "has_secret": d.SecretSealed != nil, "enabled": d.Enabled}
 	if d.SlackChannel != "" {
 		out["slack_channel"] = d.SlackChannel
 	}
@@ -198,8 +173,8 @@ func adminDestinationList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	data := make([]map[string]any, len(list))
 	for i, d := range list {
 		a, ok := last[d.ID]
-		data[i] = map[string]any{"id": d.ID, "name": d.Name, "kind": d.Kind, "url": api.DisplayURL(d),
-			"events": d.Events, "last_attempt": api.LastAttemptOf(a, ok)}
+		data[i] = map[string]any{"id": d.ID, "name": d.Name, "kind": d.Kind, "url": delivery.DisplayURL(d),
+			"events": d.Events, "last_attempt": delivery.LastAttemptOf(a, ok)}
 	}
 	return map[string]any{"data": data}, nil
 }
@@ -222,5 +197,5 @@ func adminDestinationTest(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	if err != nil {
 		return nil, err
 	}
-	return api.TestView(d.ID, kind, res), nil
+	return delivery.TestView(d.ID, kind, res), nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
 )
@@ -39,7 +40,7 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	if err != nil {
 		return nil, err
 	}
-	pa, err := engineLinkedIn{sim: sim}.ConnectAccount(ctx, *org, n)
+	pa, err := linkedin.ForEngine{Sim: sim}.ConnectAccount(ctx, *org, n)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 
 // The outreach engine's wiring: the LinkedIn simulator (the configured provider) on a
 // VirtualClock running at SIMULATOR_SPEED, shared by the engine so that sequence delays and
-// simulated network delays are measured on one clock, plus the adapters that turn the
-// adapters' types into the engine's.
+// simulated network delays are measured on one clock. The simulator reaches the engine and
+// GET /inbox through adapters/linkedin's ForEngine and ForInbox; the drafter's glue is here.
 
 // engineClock starts the engine clock where the last serving instance's clock stood, or where
 // the simulated world's clock was saved when its last process stopped (so a restart does not
@@ -73,7 +72,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(a.store, engineLinkedIn{sim: sim}, d, clock, a.log, engine.Config{
+	eng, err := engine.New(a.store, linkedin.ForEngine{Sim: sim}, d, clock, a.log, engine.Config{
 		PublicURL: a.cfg.PublicURL,
 		// The world's report sequence continues across restarts (it is rebuilt from the journal),
 		// so the poll cursor is the world's.
@@ -87,7 +86,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 	a.apiDeps.DomainNow = clock.Now
 	a.apiDeps.Drafts = eng
 	if a.apiDeps.Inbox == nil {
-		a.apiDeps.Inbox = linkedinInbox{p: sim}
+		a.apiDeps.Inbox = linkedin.ForInbox{P: sim}
 	}
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
 		worker{name: "simulator clock", run: a.saveSimClock})
@@ -109,111 +108,6 @@ func (a *app) saveSimClock(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-// engineLinkedIn adapts the simulator to engine.LinkedIn and engine.Operator.
-type engineLinkedIn struct{ sim *linkedin.Simulator }
-
-var (
-	_ engine.LinkedIn = engineLinkedIn{}
-	_ engine.Operator = engineLinkedIn{}
-)
-
-// liErr maps the adapter's errors onto the engine's, keeping the original text.
-func liErr(err error) error {
-	pairs := []struct{ from, to error }{
-		{linkedin.ErrRateLimited, engine.ErrRateLimited},
-		{linkedin.ErrAccountDisconnected, engine.ErrAccountDown},
-		{linkedin.ErrNotConnected, engine.ErrNotConnected},
-		{linkedin.ErrUnknownProfile, engine.ErrNotConnected},
-		{linkedin.ErrAlreadyInvited, engine.ErrAlreadyInvited},
-		{linkedin.ErrNoPendingInvite, engine.ErrNoPendingInvite},
-		{linkedin.ErrUnknownChat, engine.ErrUnknownChat},
-		{linkedin.ErrUnknownAccount, engine.ErrUnknownAccount},
-	}
-	for _, p := range pairs {
-		if errors.Is(err, p.from) {
-			return fmt.Errorf("%w: %w", p.to, err)
-		}
-	}
-	return err
-}
-
-func toRef(p engine.ProfileRef) linkedin.ProfileRef {
-	return linkedin.ProfileRef{ProfileKey: p.ProfileKey, ProviderID: p.ProviderID, PublicIdentifier: p.PublicIdentifier, Name: p.Name}
-}
-
-func (l engineLinkedIn) Accounts(ctx context.Context) ([]engine.ProviderAccount, error) {
-	accs, err := l.sim.Accounts(ctx)
-	out := make([]engine.ProviderAccount, len(accs))
-	for i, a := range accs {
-		out[i] = engine.ProviderAccount{ID: a.ID, OrgID: a.OrgID, Name: a.Name}
-	}
-	return out, liErr(err)
-}
-
-func (l engineLinkedIn) ConnectAccount(ctx context.Context, orgID, name string) (engine.ProviderAccount, error) {
-	a, err := l.sim.ConnectAccount(ctx, orgID, name)
-	return engine.ProviderAccount{ID: a.ID, OrgID: a.OrgID, Name: a.Name}, liErr(err)
-}
-
-func (l engineLinkedIn) SendInvite(ctx context.Context, accountID string, p engine.ProfileRef, note string) error {
-	_, err := l.sim.SendInvite(ctx, accountID, toRef(p), note)
-	return liErr(err)
-}
-
-func (l engineLinkedIn) WithdrawInvite(ctx context.Context, accountID string, p engine.ProfileRef) error {
-	return liErr(l.sim.WithdrawInvite(ctx, accountID, toRef(p)))
-}
-
-func (l engineLinkedIn) SendMessage(ctx context.Context, accountID, chatOrProfile, text string) (string, string, error) {
-	c, m, err := l.sim.SendMessage(ctx, accountID, chatOrProfile, text)
-	return c, m, liErr(err)
-}
-
-func (l engineLinkedIn) Messages(ctx context.Context, chatID string) ([]engine.ProviderMessage, error) {
-	msgs, err := l.sim.Messages(ctx, chatID)
-	out := make([]engine.ProviderMessage, len(msgs))
-	for i, m := range msgs {
-		out[i] = engine.ProviderMessage{ID: m.ID, ChatID: m.ChatID, Text: m.Text, At: m.At, FromMe: m.FromMe}
-	}
-	return out, liErr(err)
-}
-
-func (l engineLinkedIn) Poll(ctx context.Context, after int64, limit int) ([]engine.Report, error) {
-	reps, err := l.sim.Poll(ctx, after, limit)
-	out := make([]engine.Report, len(reps))
-	for i, r := range reps {
-		out[i] = engine.Report{Seq: r.Seq, Kind: string(r.Kind), AccountID: r.AccountID, ProfileKey: r.ProfileKey,
-			ProviderID: r.ProviderID, AttendeeName: r.AttendeeName, ChatID: r.ChatID, MessageID: r.MessageID,
-			Text: r.Text, CooldownHours: r.CooldownHours, At: r.At}
-	}
-	return out, liErr(err)
-}
-
-func (l engineLinkedIn) InjectAccept(profileKey string) error {
-	return liErr(l.sim.InjectAccept(profileKey))
-}
-
-func (l engineLinkedIn) InjectReply(profileKey, text string) (string, error) {
-	c, err := l.sim.InjectReply(profileKey, text)
-	return c, liErr(err)
-}
-
-func (l engineLinkedIn) InjectDisconnect(accountID string) error {
-	return liErr(l.sim.InjectDisconnect(accountID))
-}
-
-func (l engineLinkedIn) InjectReconnect(accountID string) error {
-	return liErr(l.sim.InjectReconnect(accountID))
-}
-
-func (l engineLinkedIn) InjectRateLimit(accountID string, cooldown time.Duration) error {
-	return liErr(l.sim.InjectRateLimit(accountID, cooldown))
-}
-
-func (l engineLinkedIn) InjectSalesNav(accountID string, lapsed bool) error {
-	return liErr(l.sim.InjectSalesNav(accountID, lapsed))
 }
 
 // newDrafter is the configured reply drafter: an OpenAI-compatible endpoint when DRAFTER_URL is

@@ -18,6 +18,9 @@ import (
 )
 
 func main() {
+	// SIGINT/SIGTERM cancel ctx: a migration, an admin command or serve's start-up stops there.
+	// Once serving, serve's run group has its own signal actor (lifecycle.go), which also ends
+	// when ctx does, so a signal between the two is not lost.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if len(os.Args) < 2 {

@@ -9,11 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
-	"sync"
 	"time"
 
+	"github.com/oklog/run"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -44,8 +43,8 @@ type app struct {
 	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
 	sim   *linkedin.Simulator
 	clock *outreach.VirtualClock
-	// deliveryHub is the hub as the API and the application use it (nil when not wired).
-	deliveryHub api.DeliveryHub
+	// hub is the delivery hub (nil when not wired).
+	hub *delivery.Hub
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -122,65 +121,23 @@ func runServe(ctx context.Context, args []string) error {
 		log.Warn("ALLOW_PRIVATE_DESTINATIONS=true: event destinations on loopback and private addresses are accepted (local development and tests only)")
 	}
 
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	errs := make(chan error, len(a.workers)+1)
+	// One run group for the rest of the process's life (lifecycle.go).
+	stop := newStopping(log, cfg.ShutdownTimeout)
+	var g run.Group
+	signalActor(ctx, &g)
+	httpActor(&g, stop, httpSrv, ln)
 	for _, w := range a.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.run(workCtx); err != nil && !errors.Is(err, context.Canceled) {
-				errs <- fmt.Errorf("worker %s: %w", w.name, err)
-			}
-		}()
+		workerActor(&g, stop, w)
 	}
 	if cfg.PprofAddr != "" {
-		go servePprof(cfg.PprofAddr, log)
+		pprofActor(&g, stop, cfg.PprofAddr)
 	}
-	go func() {
-		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs <- fmt.Errorf("http: %w", err)
-		}
-	}()
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case runErr = <-errs:
-		log.Error("stopping after a failure", "err", runErr)
-	}
-	shutdown(log, cfg.ShutdownTimeout, httpSrv, stopWork, &wg)
-	return runErr
-}
-
-// shutdown stops serving within grace (SHUTDOWN_TIMEOUT): the listener closes at once (no new
-// requests) while requests in flight finish, and at the same time the workers stop taking work;
-// the delivery hub lets its sends in flight finish and records every attempt within the same
-// grace. Whatever is still running after it (plus a moment for the hub's last bookkeeping) is
-// abandoned: leased deliveries are sent again after their lease, with the same webhook-id.
-func shutdown(log *slog.Logger, grace time.Duration, httpSrv *http.Server, stopWork context.CancelFunc, workers *sync.WaitGroup) {
-	log.Info("stopping", "grace", grace)
-	deadline := time.Now().Add(grace)
-	shutCtx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	httpDone := make(chan struct{})
-	go func() {
-		defer close(httpDone)
-		if err := httpSrv.Shutdown(shutCtx); err != nil {
-			log.Warn("HTTP requests still running at the end of the shutdown grace were cut", "err", err)
-			_ = httpSrv.Close()
-		}
-	}()
-	stopWork()
-	done := make(chan struct{})
-	go func() { workers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Until(deadline) + 2*time.Second):
-		log.Warn("workers still running after the shutdown grace; exiting anyway", "grace", grace)
-	}
-	<-httpDone
+	err = g.Run()
 	log.Info("stopped")
+	if errors.Is(err, run.ErrSignal) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
 }
 
 // wire builds the background parts (enrichment, delivery, engine) and adds their workers and
@@ -212,6 +169,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.hub = hub
 	a.workers = append(a.workers, worker{name: "delivery", run: hub.Run})
 	keep := func(d time.Duration) time.Duration { // 0 in the environment keeps everything
 		if d == 0 {
@@ -227,7 +185,7 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.workers = append(a.workers, worker{name: "retention", run: retention.Run})
-	if err := a.wireDestinations(ctx, box, hub); err != nil {
+	if err := a.wireDestinations(box, hub); err != nil {
 		return err
 	}
 	a.apiDeps.Secrets = box
@@ -274,21 +232,6 @@ func (a *app) janitor(ctx context.Context) error {
 				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}
-	}
-}
-
-// servePprof exposes the Go profiler on its own address, apart from the API, so it is reachable
-// only where the operator binds it.
-func servePprof(addr string, log *slog.Logger) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	log.Info("pprof listening", "addr", addr)
-	if err := srv.ListenAndServe(); err != nil {
-		log.Warn("pprof stopped", "err", err)
 	}
 }
 

@@ -23,8 +23,8 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 	if a.apiDeps.Secrets != nil {
 		deps.SealIntakeToken = a.apiDeps.Secrets.Seal
 	}
-	if a.deliveryHub != nil {
-		deps.Hub = a.deliveryHub
+	if a.hub != nil && a.apiDeps.Destinations != nil {
+		deps.Hub = a.apiDeps.Destinations
 	}
 	if a.apiDeps.Drafts != nil {
 		deps.Drafts = a.apiDeps.Drafts

@@ -1,0 +1,125 @@
+package delivery
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// The rules a destination's fields obey, without I/O: the event selection, the per-kind shape,
+// the default name and the URL as shown. Destinations applies them on every create and update.
+
+// Limits on destination fields.
+const (
+	maxDestinationName = 200
+	maxDestinationURL  = 2048
+	maxSecretLen       = 512
+	maxSlackField      = 256
+)
+
+// GenerateSecretValue is the secret value that asks the service to make one (returned once).
+const GenerateSecretValue = "generate"
+
+// DestinationSpec is a new destination as given. Events nil means all; Secret "" means none.
+type DestinationSpec struct {
+	Name, Kind, URL             string
+	Events                      []string
+	Secret                      string
+	SlackBotToken, SlackChannel string
+	Enabled                     *bool
+}
+
+// DestinationPatch changes some fields; nil leaves a field alone. For Secret, SlackBotToken and
+// SlackChannel a pointer to "" removes the value.
+type DestinationPatch struct {
+	Name, URL                   *string
+	Events                      []string
+	Secret                      *string
+	SlackBotToken, SlackChannel *string
+	Enabled                     *bool
+}
+
+// invalidField is input the caller must fix (outreach.InvalidInputError), worded "field: problem".
+func invalidField(field, format string, args ...any) error {
+	return outreach.InvalidField(field, format, args...)
+}
+
+// ParseEventSelection validates a selection: exactly ["all"], or distinct event kinds.
+func ParseEventSelection(events []string) ([]string, error) {
+	if len(events) == 0 {
+		return nil, invalidField("events", `select at least one event kind, or "all"`)
+	}
+	var out []string
+	for _, e := range events {
+		e = strings.TrimSpace(e)
+		if e == string(outreach.EventsAll) {
+			if len(events) > 1 {
+				return nil, invalidField("events", `"all" cannot be combined with other kinds`)
+			}
+			return []string{e}, nil
+		}
+		if _, ok := outreach.ParseEventKind(e); !ok {
+			return nil, invalidField("events", "unknown event kind %q", e)
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// checkShape is the per-kind rule a stored destination always satisfies; it does no I/O.
+func checkShape(d storage.Destination) error {
+	if len(d.Name) > maxDestinationName {
+		return invalidField("name", "longer than %d characters", maxDestinationName)
+	}
+	if len(d.SlackChannel) > maxSlackField {
+		return invalidField("slack_channel", "longer than %d characters", maxSlackField)
+	}
+	switch d.Kind {
+	case storage.DestinationHTTPS:
+		if d.URL == "" {
+			return invalidField("url", "required for an https destination")
+		}
+		if d.SlackTokenSealed != nil || d.SlackChannel != "" {
+			return invalidField("slack_bot_token and slack_channel", "only for a slack destination")
+		}
+	case storage.DestinationSlack:
+		bot := d.SlackTokenSealed != nil || d.SlackChannel != ""
+		switch {
+		case d.URL != "" && bot:
+			return invalidField("url", "a slack destination takes an incoming-webhook url, or slack_bot_token with slack_channel, not both")
+		case d.URL == "" && !bot:
+			return invalidField("url", "a slack destination needs an incoming-webhook url, or slack_bot_token with slack_channel")
+		case bot && (d.SlackTokenSealed == nil || d.SlackChannel == ""):
+			return invalidField("slack_bot_token and slack_channel", "both are required for a Slack bot destination")
+		}
+	}
+	return nil
+}
+
+func defaultName(d storage.Destination) string {
+	if d.Kind == storage.DestinationSlack && d.URL == "" {
+		return "Slack " + d.SlackChannel
+	}
+	if u, err := url.Parse(d.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return d.Kind
+}
+
+// DisplayURL is the URL as shown: a Slack incoming-webhook URL is itself a credential (anyone
+// holding it can post), so its last path segment is cut to four characters.
+func DisplayURL(d storage.Destination) string {
+	if d.Kind != storage.DestinationSlack || d.URL == "" {
+		return d.URL
+	}
+	i := strings.LastIndex(d.URL, "/")
+	if i < 0 || len(d.URL)-i-1 <= 4 {
+		return d.URL
+	}
+	return d.URL[:i+1] + d.URL[i+1:i+5] + "…"
+}
