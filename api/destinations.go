@@ -139,7 +139,7 @@ const unsignedWarning = `no signing secret: requests to this destination carry w
 
 // destinationWarnings lists what a client should know about a destination it just created.
 func destinationWarnings(d storage.Destination) []string {
-	if d.Kind == storage.DestinationHTTPS && d.SecretSealed == nil {
+	if d.Kind == outreach.DestinationHTTPS && d.SecretSealed == nil {
 		return []string{unsignedWarning}
 	}
 	return nil
@@ -251,7 +251,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	out := make([]attemptView, len(list))
 	for i, a := range list {
 		shown := a.URL
-		if d.Kind == storage.DestinationSlack {
+		if d.Kind == outreach.DestinationSlack {
 			shown = delivery.DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,

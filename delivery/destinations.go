@@ -66,9 +66,9 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 	d = storage.Destination{OrgID: orgID, Kind: strings.TrimSpace(spec.Kind), URL: strings.TrimSpace(spec.URL),
 		Name: strings.TrimSpace(spec.Name), SlackChannel: strings.TrimSpace(spec.SlackChannel), Enabled: true}
 	if d.Kind == "" {
-		d.Kind = storage.DestinationHTTPS
+		d.Kind = outreach.DestinationHTTPS
 	}
-	if d.Kind != storage.DestinationHTTPS && d.Kind != storage.DestinationSlack {
+	if d.Kind != outreach.DestinationHTTPS && d.Kind != outreach.DestinationSlack {
 		return d, "", invalidField("kind", "must be https or slack, got %q", d.Kind)
 	}
 	if spec.Enabled != nil {

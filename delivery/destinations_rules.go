@@ -80,14 +80,14 @@ func checkShape(d storage.Destination) error {
 		return invalidField("slack_channel", "longer than %d characters", maxSlackField)
 	}
 	switch d.Kind {
-	case storage.DestinationHTTPS:
+	case outreach.DestinationHTTPS:
 		if d.URL == "" {
 			return invalidField("url", "required for an https destination")
 		}
 		if d.SlackTokenSealed != nil || d.SlackChannel != "" {
 			return invalidField("slack_bot_token and slack_channel", "only for a slack destination")
 		}
-	case storage.DestinationSlack:
+	case outreach.DestinationSlack:
 		bot := d.SlackTokenSealed != nil || d.SlackChannel != ""
 		switch {
 		case d.URL != "" && bot:
@@ -102,7 +102,7 @@ func checkShape(d storage.Destination) error {
 }
 
 func defaultName(d storage.Destination) string {
-	if d.Kind == storage.DestinationSlack && d.URL == "" {
+	if d.Kind == outreach.DestinationSlack && d.URL == "" {
 		return "Slack " + d.SlackChannel
 	}
 	if u, err := url.Parse(d.URL); err == nil && u.Host != "" {
@@ -114,7 +114,7 @@ func defaultName(d storage.Destination) string {
 // DisplayURL is the URL as shown: a Slack incoming-webhook URL is itself a credential (anyone
 // holding it can post), so its last path segment is cut to four characters.
 func DisplayURL(d storage.Destination) string {
-	if d.Kind != storage.DestinationSlack || d.URL == "" {
+	if d.Kind != outreach.DestinationSlack || d.URL == "" {
 		return d.URL
 	}
 	i := strings.LastIndex(d.URL, "/")

@@ -14,14 +14,14 @@ import (
 // Enricher looks up what is publicly known about a person. A profile the provider does not
 // know at all is Person{Found: false} with a nil error; an error means "try again later".
 type Enricher interface {
-	Enrich(ctx context.Context, req EnrichRequest) (Person, error)
+	Enrich(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error)
 }
 
 // EnricherFunc adapts a function to Enricher, so cmd can plug in an adapter without a type.
-type EnricherFunc func(ctx context.Context, req EnrichRequest) (Person, error)
+type EnricherFunc func(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error)
 
 // Enrich calls f.
-func (f EnricherFunc) Enrich(ctx context.Context, req EnrichRequest) (Person, error) {
+func (f EnricherFunc) Enrich(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error) {
 	return f(ctx, req)
 }
 
@@ -35,11 +35,6 @@ type EnrichRequest struct {
 	Title            string
 	Location         string
 }
-
-// Person is the provider's answer, outreach.PersonLookup. The name stays for the wiring in
-// cmd/outreachd/serve.go, which converts the enrichment adapter's answer to it; new code names
-// outreach.PersonLookup.
-type Person = outreach.PersonLookup
 
 // EnrichmentConfig tunes the enrichment worker.
 type EnrichmentConfig struct {

@@ -16,14 +16,6 @@ import (
 // MaxDestinationsPerOrg is the documented limit: the eleventh is refused.
 const MaxDestinationsPerOrg = 10
 
-// Destination kinds: the domain's outreach.DestinationHTTPS and outreach.DestinationSlack,
-// repeated here only while api/destinations*.go and cmd/outreachd (rewritten in another change
-// of issue 14) still name them through storage; new code uses the outreach names.
-const (
-	DestinationHTTPS = outreach.DestinationHTTPS
-	DestinationSlack = outreach.DestinationSlack
-)
-
 // DestinationsChannel is the LISTEN/NOTIFY channel told the organization id after any change
 // to its destinations, so the delivery pipeline can drop what it cached for that organization.
 const DestinationsChannel = "destinations_changed"

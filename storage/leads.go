@@ -9,10 +9,6 @@ import (
 	"outreachd/outreach"
 )
 
-// SourceAPI is outreach.SourceAPI, repeated here only while cmd/outreachd (rewritten in another
-// change of issue 14) still names it through storage; new code uses the outreach name.
-const SourceAPI = outreach.SourceAPI
-
 // PushLead is one lead of a push, with its position in the caller's request (the index a
 // rejection of duplicate_in_request points back to).
 type PushLead struct {

@@ -12,6 +12,7 @@ import (
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
 	"outreachd/delivery"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -114,9 +115,9 @@ func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	}
 	k := *kind
 	if k == "" {
-		k = storage.DestinationHTTPS
+		k = outreach.DestinationHTTPS
 		if *token != "" || strings.HasPrefix(*rawURL, "https://hooks.slack.com/") {
-			k = storage.DestinationSlack
+			k = outreach.DestinationSlack
 		}
 	}
 	m, err := adminDestinations(ctx, env, false)

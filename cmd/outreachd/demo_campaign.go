@@ -243,7 +243,7 @@ const castTries = 50_000
 // searches its own range of URL suffixes, from the organization's lead count on), casting the
 // people the story needs.
 func (a *app) pushDemoWave(ctx context.Context, orgID, campaignID string, seat storage.LinkedInAccount, base int) (int, error) {
-	req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: fmt.Sprintf("demo-%d", base), DefaultSource: storage.SourceAPI}
+	req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: fmt.Sprintf("demo-%d", base), DefaultSource: outreach.SourceAPI}
 	for i, p := range demoWave {
 		u, err := a.castURL(p, seat.ProviderAccountID, base*castTries)
 		if err != nil {

@@ -148,12 +148,12 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	enricher := engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (engine.Person, error) {
+	enricher := engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
 		p, err := sim.Enrich(ctx, enrichment.Request(r))
 		if errors.Is(err, enrichment.ErrNotFound) {
-			return engine.Person{}, nil
+			return outreach.PersonLookup{}, nil
 		}
-		return engine.Person(p), err
+		return p, err
 	})
 	enrichWorker, err := engine.NewEnrichmentWorker(a.store, enricher, a.log, engine.EnrichmentConfig{})
 	if err != nil {
