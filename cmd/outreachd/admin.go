@@ -216,10 +216,3 @@ func adminIntakeTokenRevoke(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	}
 	return map[string]any{"campaign_id": *campaign, "revoked": true}, nil
 }
-
-// notYet answers an admin command whose part of the service is not built in this version.
-func notYet(what string) adminCommand {
-	return func(context.Context, *adminEnv, *flag.FlagSet, []string) (any, error) {
-		return nil, fmt.Errorf("%s is not available in this version of outreachd", what)
-	}
-}
