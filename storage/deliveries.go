@@ -247,8 +247,9 @@ type AttemptRecord struct {
 
 // RecordAttempts writes a batch of attempts and their deliveries' new states in one transaction,
 // and keeps each destination's consecutive_failures (reset by a success, else counted up; test
-// sends do not count). Attempts of destinations deleted meanwhile are dropped. A delivery is only moved forward: a late record of an attempt someone
-// already superseded does not overwrite its state.
+// sends do not count). Attempts of destinations deleted meanwhile are dropped. A delivery is
+// only moved forward: a late record of an attempt someone already superseded does not overwrite
+// its state. (Over 80 lines: three statements of one batch, each read best whole.)
 func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error {
 	if len(recs) == 0 {
 		return nil

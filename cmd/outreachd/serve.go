@@ -105,12 +105,19 @@ func runServe(ctx context.Context, args []string) error {
 		}
 	}
 
+	return a.serve(ctx, srv.Handler())
+}
+
+// serve listens on HTTP_ADDR and runs the HTTP server, every worker and the profiler as one run
+// group (lifecycle.go) until a signal or a failure ends it.
+func (a *app) serve(ctx context.Context, handler http.Handler) error {
+	cfg, log := a.cfg, a.log
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	httpSrv := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -120,8 +127,6 @@ func runServe(ctx context.Context, args []string) error {
 	if cfg.AllowPrivateDestinations {
 		log.Warn("ALLOW_PRIVATE_DESTINATIONS=true: event destinations on loopback and private addresses are accepted (local development and tests only)")
 	}
-
-	// One run group for the rest of the process's life (lifecycle.go).
 	stop := newStopping(log, cfg.ShutdownTimeout)
 	var g run.Group
 	signalActor(ctx, &g)

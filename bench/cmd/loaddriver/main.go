@@ -105,6 +105,11 @@ func main() {
 	if o.batch < 1 || o.clients < 1 || o.burstEvents < 0 || o.single < 0 || o.duration <= 0 {
 		fatalf("-batch and -clients must be positive, -burst and -single not negative, -duration positive")
 	}
+	runOnDatabase(*mode, *instances, o)
+}
+
+// runOnDatabase runs the modes that create their databases on the server of DATABASE_URL.
+func runOnDatabase(mode, instances string, o options) {
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
 		fatalf("DATABASE_URL is not set (make bench-delivery sets it from scripts/db.sh)")
@@ -113,14 +118,14 @@ func main() {
 	check(err)
 	bin, err := buildBinary(root)
 	check(err)
-	switch *mode {
+	switch mode {
 	case "delivery":
 		runDelivery(bin, base, o)
 	case "seed":
 		runSeed(bin, base, o)
 	case "scale":
 		var counts []int
-		for _, s := range strings.Split(*instances, ",") {
+		for _, s := range strings.Split(instances, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 || n > 8 {
 				fatalf("-instances: %q is not a count from 1 to 8", s)
@@ -129,7 +134,7 @@ func main() {
 		}
 		runScale(bin, base, o, counts)
 	default:
-		fatalf("-mode must be delivery, scale, soak or seed, got %q", *mode)
+		fatalf("-mode must be delivery, scale, soak or seed, got %q", mode)
 	}
 }
 

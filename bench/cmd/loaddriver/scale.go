@@ -95,52 +95,16 @@ func scaleOnce(bin, base string, o options, recv *receiver, n int, withDestinati
 			db.drop()
 		}
 	}()
-	var srvs []*server
+	srvs, clients, err := scaleSetUp(bin, db, recv, n, withDestination)
 	defer func() {
 		for _, s := range srvs {
 			s.stop()
 		}
 	}()
-	for range n {
-		s, err := startServer(bin, db.url, "RATE_LIMIT_PER_MINUTE=1000000")
-		if err != nil {
-			return r, err
-		}
-		srvs = append(srvs, s)
-	}
-	org, err := adminString(bin, db.url, "org_id", "org", "create", "--name", "Scale", "--rate-limit-per-minute", "1000000")
 	if err != nil {
 		return r, err
 	}
-	key, err := adminString(bin, db.url, "key", "key", "create", "--org", org, "--scope", "read_write")
-	if err != nil {
-		return r, err
-	}
-	if withDestination {
-		if _, err := adminString(bin, db.url, "destination_id", "destination", "create", "--org", org,
-			"--url", recv.url("/"+db.name), "--events", "prospect_added", "--secret", "scale-secret", "--name", "receiver"); err != nil {
-			return r, err
-		}
-	}
-	clients := make([]*bench.Client, n)
-	for i, s := range srvs {
-		clients[i] = bench.NewClient(s.url, key)
-	}
-	warm, err := clients[0].CreateCampaign(ctx, "warm-up")
-	if err != nil {
-		return r, err
-	}
-	for i, c := range clients {
-		if err := c.PushLeads(ctx, warm, fmt.Sprintf("warm-%d-%s", i, db.name), 0, 100); err != nil {
-			return r, err
-		}
-	}
-	if withDestination {
-		if got := recv.waitFor(warm, 100*n, 30*time.Second); got != 100*n {
-			return r, fmt.Errorf("warm-up: %d of %d deliveries arrived", got, 100*n)
-		}
-	}
-	if _, err := db.settle(ctx, 5*time.Minute); err != nil {
+	if err := scaleWarmUp(ctx, db, recv, clients, withDestination); err != nil {
 		return r, err
 	}
 	camp, err := clients[0].CreateCampaign(ctx, "scale burst")
@@ -162,26 +126,8 @@ func scaleOnce(bin, base string, o options, recv *receiver, n int, withDestinati
 	if withDestination {
 		r.expected = calls * 100
 	}
-	var next atomic.Int64
-	var failed atomic.Int64
-	var wg sync.WaitGroup
-	for w := range o.clients {
-		c := clients[w%n]
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= calls {
-					return
-				}
-				if err := c.PushLeads(ctx, camp, "scale-"+db.name, i*100, 100); err != nil {
-					failed.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if f := failed.Load(); f > 0 {
-		return r, fmt.Errorf("%d pushes failed", f)
+	if err := pushSpread(ctx, clients, o.clients, camp, "scale-"+db.name, calls); err != nil {
+		return r, err
 	}
 	if withDestination {
 		recv.waitFor(camp, r.expected, 60*time.Second)
@@ -208,12 +154,38 @@ func scaleOnce(bin, base string, o options, recv *receiver, n int, withDestinati
 	if !withDestination {
 		d = float64(calls * 100)
 	}
-	r.cost = pgCost{rows: (cost1.rows - cost0.rows) / d, wal: (cost1.wal - cost0.wal) / d, commits: (cost1.commits - cost0.commits) / d,
-		statements: -1}
-	if cost0.statements >= 0 && cost1.statements >= 0 {
-		r.cost.statements = (cost1.statements - cost0.statements) / d
-	}
+	r.cost = cost1.per(cost0, d)
 	return r, nil
+}
+
+// per is what happened between before and c, divided by n.
+func (c pgCost) per(before pgCost, n float64) pgCost {
+	out := pgCost{rows: (c.rows - before.rows) / n, wal: (c.wal - before.wal) / n, commits: (c.commits - before.commits) / n, statements: -1}
+	if before.statements >= 0 && c.statements >= 0 {
+		out.statements = (c.statements - before.statements) / n
+	}
+	return out
+}
+
+// scaleWarmUp pushes 100 leads through every instance (connections, caches, first pages) and
+// waits for their deliveries and the background work they cause.
+func scaleWarmUp(ctx context.Context, db *database, recv *receiver, clients []*bench.Client, withDestination bool) error {
+	warm, err := clients[0].CreateCampaign(ctx, "warm-up")
+	if err != nil {
+		return err
+	}
+	for i, c := range clients {
+		if err := c.PushLeads(ctx, warm, fmt.Sprintf("warm-%d-%s", i, db.name), 0, 100); err != nil {
+			return err
+		}
+	}
+	if want := 100 * len(clients); withDestination {
+		if got := recv.waitFor(warm, want, 30*time.Second); got != want {
+			return fmt.Errorf("warm-up: %d of %d deliveries arrived", got, want)
+		}
+	}
+	_, err = db.settle(ctx, 5*time.Minute)
+	return err
 }
 
 // readCost reads the database's totals: rows inserted, updated and deleted, the WAL position, the
@@ -271,4 +243,62 @@ func attemptsMade(s *server) (float64, error) {
 		}
 	}
 	return sum, nil
+}
+
+// scaleSetUp starts n serve instances on db and an organization with one destination at the
+// receiver (none without withDestination), and returns a client of each instance. The servers
+// it started are returned also on failure, for the caller to stop.
+func scaleSetUp(bin string, db *database, recv *receiver, n int, withDestination bool) ([]*server, []*bench.Client, error) {
+	var srvs []*server
+	for range n {
+		s, err := startServer(bin, db.url, "RATE_LIMIT_PER_MINUTE=1000000")
+		if err != nil {
+			return srvs, nil, err
+		}
+		srvs = append(srvs, s)
+	}
+	org, err := adminString(bin, db.url, "org_id", "org", "create", "--name", "Scale", "--rate-limit-per-minute", "1000000")
+	if err != nil {
+		return srvs, nil, err
+	}
+	key, err := adminString(bin, db.url, "key", "key", "create", "--org", org, "--scope", "read_write")
+	if err != nil {
+		return srvs, nil, err
+	}
+	if withDestination {
+		if _, err := adminString(bin, db.url, "destination_id", "destination", "create", "--org", org,
+			"--url", recv.url("/"+db.name), "--events", "prospect_added", "--secret", "scale-secret", "--name", "receiver"); err != nil {
+			return srvs, nil, err
+		}
+	}
+	clients := make([]*bench.Client, n)
+	for i, s := range srvs {
+		clients[i] = bench.NewClient(s.url, key)
+	}
+	return srvs, clients, nil
+}
+
+// pushSpread makes calls 100-lead pushes to camp from pushers goroutines, spread over clients.
+func pushSpread(ctx context.Context, clients []*bench.Client, pushers int, camp, prefix string, calls int) error {
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	for w := range pushers {
+		c := clients[w%len(clients)]
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= calls {
+					return
+				}
+				if err := c.PushLeads(ctx, camp, prefix, i*100, 100); err != nil {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		return fmt.Errorf("%d pushes failed", f)
+	}
+	return nil
 }
