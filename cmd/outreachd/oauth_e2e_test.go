@@ -121,6 +121,11 @@ func newRoundTrip(t *testing.T) *roundTrip {
 	rt.org = testenv.Admin(t, srv.DBURL, "org", "create", "--name", "Round Trip Co")["org_id"].(string)
 	testenv.Admin(t, srv.DBURL, "user", "create", "--org", rt.org, "--email", rt.email, "--password", rt.password)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			// A browser also asks the page's origin for /favicon.ico: not the redirect.
+			http.NotFound(w, r)
+			return
+		}
 		rt.mu.Lock()
 		rt.got = r.URL.Query()
 		rt.mu.Unlock()
