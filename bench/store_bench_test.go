@@ -15,7 +15,8 @@ import (
 // HTTP, the rate limiter or the background workers: run it with -cpuprofile to see where the
 // Go side of a push spends its time, and compare its ns/op with the HTTP figure to see what the
 // rest costs. One op is BENCH_PUSH_CALLS (default 200) calls of 100 new leads, one after the
-// other, into a campaign of BENCH_SEED prospects.
+// other, into a campaign of BENCH_SEED prospects, in an organization with BENCH_DESTS (default 1)
+// destinations selecting every event, so each push also writes its deliveries (nothing sends them).
 func BenchmarkStorePushLeads(b *testing.B) {
 	dbURL := testenv.DatabaseURL(b)
 	ctx := context.Background()
@@ -32,6 +33,12 @@ func BenchmarkStorePushLeads(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv.Kill() // only its admin CLI and API were needed to set up; no workers compete from here on
+	for i := range envInt("BENCH_DESTS", 1) {
+		if _, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("bench ", i),
+			Kind: outreach.DestinationHTTPS, URL: "https://receiver.example/hook", Enabled: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := SeedProspects(ctx, dbURL, org.ID, cmp, envInt("BENCH_SEED", 100000)); err != nil {
 		b.Fatal(err)
 	}

@@ -151,18 +151,19 @@ type InsertResult struct {
 // pending delivery. It sends no notification: a NOTIFY inside a business transaction takes
 // PostgreSQL's one notify lock at commit and holds it through the WAL flush, serializing every
 // committing transaction of the cluster (migration 013); the store notifies after the commit
-// instead. The window is the first element's DedupeWindow. (Over 80 lines: most of it is the
-// one statement, which reads best whole.)
+// instead. The window is the first element's DedupeWindow.
 func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (InsertResult, error) {
 	var res InsertResult
+	// One array element per delivery (the event's columns repeated), and the payloads once per
+	// event: no join between the two inputs, whose sizes the planner cannot know (it estimated
+	// one row and joined them in a nested loop, quadratic in the deliveries of a statement).
 	var (
-		evID, evKind, evOrg []string
-		evPayload           [][]byte
-		evEmitted           []time.Time
-		evMax               []int32
-		ids, dests          []string
-		keys                [][]byte
-		ord                 []int32
+		ids, dests, evID, evKind, evOrg []string
+		keys                            [][]byte
+		emitted                         []time.Time
+		maxAttempts                     []int32
+		bodyID                          []string
+		body                            [][]byte
 	)
 	type seenKey struct{ dest, key string }
 	seen := map[seenKey]bool{}
@@ -170,8 +171,7 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 		if len(nd.IDs) == 0 {
 			continue
 		}
-		evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
-		evPayload, evEmitted, evMax = append(evPayload, nd.Payload), append(evEmitted, nd.EmittedAt), append(evMax, int32(nd.MaxAttempts))
+		bodyID, body = append(bodyID, nd.EventID), append(body, nd.Payload)
 		for i := range nd.IDs {
 			// ON CONFLICT DO UPDATE may not touch one row twice in a statement: identical payloads
 			// inside the batch collapse here, the first one wins.
@@ -181,21 +181,21 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 				continue
 			}
 			seen[k] = true
-			ids, dests, keys, ord = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i]), append(ord, int32(len(evID)))
+			ids, dests, keys = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i])
+			evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
+			emitted, maxAttempts = append(emitted, nd.EmittedAt), append(maxAttempts, int32(nd.MaxAttempts))
 		}
 	}
 	if len(ids) == 0 {
 		return res, nil
 	}
 	err := tx.QueryRow(ctx, `
-WITH ev AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[], $6::int[])
-        WITH ORDINALITY AS e(event_id, event_kind, org_id, payload, emitted_at, max_attempts, n)
-), input AS (
+WITH input AS (
     -- Only destinations that still exist and are not deleted: one deleted since the caller read
     -- the list gets nothing.
-    SELECT i.* FROM unnest($7::text[], $8::text[], $9::bytea[], $10::int[])
-        AS i(delivery_id, destination_id, dedupe_key, n)
+    SELECT i.* FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[],
+                           $7::timestamptz[], $8::int[])
+        AS i(delivery_id, destination_id, dedupe_key, event_id, event_kind, org_id, emitted_at, max_attempts)
     WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)
 ), kept AS (
     INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
@@ -210,21 +210,22 @@ WITH ev AS (
 ), ins AS (
     INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
-    SELECT i.delivery_id, e.org_id, i.destination_id, e.event_id, e.event_kind, i.dedupe_key,
-           e.max_attempts, now(), e.emitted_at
-    FROM kept k JOIN input i USING (delivery_id) JOIN ev e ON e.n = i.n
+    SELECT i.delivery_id, i.org_id, i.destination_id, i.event_id, i.event_kind, i.dedupe_key,
+           i.max_attempts, now(), i.emitted_at
+    FROM input i WHERE i.delivery_id IN (SELECT delivery_id FROM kept)
     ON CONFLICT (event_id, destination_id) DO NOTHING
     RETURNING event_id
 ), body AS (
     INSERT INTO delivery_payloads (event_id, payload)
-    SELECT e.event_id, e.payload FROM ev e WHERE e.event_id IN (SELECT event_id FROM ins)
+    SELECT b.event_id, b.payload FROM unnest($9::text[], $10::bytea[]) AS b(event_id, payload)
+    WHERE b.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )
 SELECT count(*)::int FROM ins`,
-		evID, evKind, evOrg, evPayload, evEmitted, evMax, ids, dests, keys, ord, nds[0].DedupeWindow,
+		ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow,
 	).Scan(&res.Created)
 	if err != nil {
-		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(evID), err)
+		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(bodyID), err)
 	}
 	res.Collapsed += len(ids) - res.Created
 	return res, nil

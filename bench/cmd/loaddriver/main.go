@@ -382,7 +382,7 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 	r.load[0] = bench.LoadAvg()
 	r.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
-		if err := sc.client.PushLeads(ctx, lt, "lt-"+sc.db.name, i*o.batch, o.batch); err != nil {
+		if err := sc.client.PushLeads(ctx, lt, fmt.Sprintf("lt%d-%s", rate, sc.db.name), i*o.batch, o.batch); err != nil {
 			rec.Fail(err)
 			return
 		}
