@@ -24,9 +24,11 @@ type destQueue struct {
 // sched holds what this process has claimed: per destination, the sends in flight and a bounded
 // local queue. A send that finishes hands its slot straight to the next queued delivery of its
 // destination, in the same goroutine, so a busy destination never waits for a claim round trip.
-// A destination whose queue holds perDest rows is left out of claims (saturated), and a claim
-// takes of a destination at most perDest minus its queue (storage.ClaimDueParams.PerDestination),
-// so a queue never exceeds perDest rows, which is what the lease covers (Config.Lease). Per budget, held counts claimed rows not yet finished (in flight or
+// A destination whose queue holds perDest rows or more is left out of claims (saturated), and a
+// claim takes of a destination at most 2 × perDest − 1 minus its queue
+// (storage.ClaimDueParams.PerDestination), so a queue never exceeds 2 × perDest − 1 rows, which is
+// what the lease covers (Config.Lease): one claim can fill a destination's free slots and the
+// queue behind them, so a burst to one destination needs few claim round trips. Per budget, held counts claimed rows not yet finished (in flight or
 // queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
 // starves fresh events of claims.
 type sched struct {
@@ -45,6 +47,9 @@ func newSched(perDest, firstSlots, retrySlots int) *sched {
 	return &sched{perDest: perDest, caps: [2]int{firstSlots, retrySlots}, dests: map[string]*destQueue{},
 		freed: [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}}
 }
+
+// queueCap is the most rows a destination's local queue may hold (what the lease covers).
+func (s *sched) queueCap() int { return 2*s.perDest - 1 }
 
 func budgetIndex(retries bool) int {
 	if retries {
@@ -170,7 +175,7 @@ func (s *sched) wait() { s.wg.Wait() }
 // dispatch is one claim loop: first attempts or retries. It claims whenever its budget has room
 // — right after a notification, a send finishing with an idle slot, or a destination queue
 // draining to half — up to min(room, ClaimBatch) rows per claim and at most what each
-// destination's local queue has room for (PerDestination), skipping saturated destinations, and
+// destination's local queue has room for (sched.queueCap), skipping saturated destinations, and
 // claims again at once while claims find work. When a claim finds nothing, it sleeps until one of
 // those wake-ups or the next delivery's due time (bounded by IdleWake): never a fixed sleep.
 func (h *Hub) dispatch(ctx context.Context, retries bool) error {
@@ -187,7 +192,7 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 		limit := min(capacity-held, h.cfg.ClaimBatch)
 		if limit > 0 {
 			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
-				Skip: saturated, PerDestination: h.cfg.PerDestination, Queued: queued})
+				Skip: saturated, PerDestination: h.sched.queueCap(), Queued: queued})
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()

@@ -102,10 +102,10 @@ func TestSchedQueueBoundUnderClaimLoop(t *testing.T) {
 			for step := 0; step < 2000; step++ {
 				_, _, saturated, queued := s.state(false)
 				if rng.IntN(2) == 0 || len(inFlight) == 0 {
-					// A claim as dispatch makes it: at most the room p leaves beside the queue,
+					// A claim as dispatch makes it: at most the room the queue's cap leaves,
 					// never for a saturated destination.
 					if !slices.Contains(saturated, "a") {
-						k := 1 + rng.IntN(p-queued["a"])
+						k := 1 + rng.IntN(s.queueCap()-queued["a"])
 						inFlight = append(inFlight, s.add(false, claimedFor("a", k, n))...)
 						n += k
 					}
@@ -127,8 +127,8 @@ func TestSchedQueueBoundUnderClaimLoop(t *testing.T) {
 					maxQueue = max(maxQueue, len(d.queue))
 				}
 			}
-			if maxQueue > p {
-				t.Fatalf("queue reached %d, bound is %d", maxQueue, p)
+			if maxQueue > s.queueCap() {
+				t.Fatalf("queue reached %d, bound is 2×%d−1 = %d", maxQueue, p, s.queueCap())
 			}
 			if maxQueue < p {
 				t.Fatalf("queue never exceeded %d: the loop did not exercise saturation", maxQueue)

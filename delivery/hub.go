@@ -61,9 +61,9 @@ type Config struct {
 	ClaimBatch int
 	// Lease is how long a claimed delivery stays invisible to other claims; a process killed
 	// mid-send leaves deliveries that come due again after it. It covers the wait in the
-	// destination's local queue (a claim takes at most what leaves it PerDestination rows, so at
-	// most one attempt timeout ahead of it) plus its own attempt, with room to spare: default
-	// 3 × Timeout + 5 s, and it must exceed 3 × Timeout.
+	// destination's local queue (at most 2 × PerDestination − 1 rows, so at most two attempt
+	// timeouts ahead of it) plus its own attempt: default 3 × Timeout + 5 s, and it must exceed
+	// 3 × Timeout.
 	Lease time.Duration
 	// DedupeWindow is how long identical payloads to one destination collapse (24 h).
 	DedupeWindow time.Duration
