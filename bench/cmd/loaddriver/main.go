@@ -226,6 +226,9 @@ type result struct {
 	pushFails int
 	cpu       *bench.CPUShare
 	load      [2]string // 1-minute load average before and after
+	// serverLag is the mean of the server's outreachd_delivery_lag_seconds over the phase: from
+	// the delivery's emitted_at (stamped just before the fan-out and COMMIT) to the 2xx.
+	serverLag time.Duration
 }
 
 func runDelivery(bin, base string, o options) {
@@ -417,6 +420,10 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 	}
 	var campaigns []string
 	var rec bench.Recorder
+	lag0, err := sc.srv.lagTotals()
+	if err != nil {
+		return r, err
+	}
 	for i := range o.single {
 		c, err := sc.single.CreateCampaign(ctx, fmt.Sprintf("single %v %d", byCLI, i))
 		if err != nil {
@@ -439,7 +446,20 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 	}
 	r.push, r.pushFails, _ = rec.Result()
 	r.fig = recv.figuresOf(campaigns)
-	return r, nil
+	// The recorder observes the lag when it records the 2xx: wait until every one is counted.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		lag1, err := sc.srv.lagTotals()
+		if err != nil {
+			return r, err
+		}
+		if n := lag1.count - lag0.count; n >= float64(o.single) || time.Now().After(deadline) {
+			if n > 0 {
+				r.serverLag = time.Duration((lag1.sum - lag0.sum) / n * float64(time.Second))
+			}
+			return r, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 const (
@@ -460,6 +480,13 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 			bench.Ms(r.push.P50), bench.Ms(r.push.P99))
 	}
 	fmt.Fprintf(&b, "\nServer peak RSS (VmHWM): %s. Duplicate deliveries seen: %d; unreadable bodies: %d.\n\n", strings.Join(rss, "; "), dups, bad)
+	for _, r := range rows {
+		if r.serverLag > 0 {
+			fmt.Fprintf(&b, "- %d destination(s), one at a time, %s: mean from the delivery's emitted_at (stamped in the committing transaction just before its fan-out and COMMIT) to the 2xx, by the server's outreachd_delivery_lag_seconds: %s ms\n",
+				r.dests, r.offered, bench.Ms(r.serverLag))
+		}
+	}
+	b.WriteString("\n")
 	b.WriteString("CPU during each phase (average cores busy):\n\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "- %d destination(s), %s: %s; machine load average %s → %s\n", r.dests, r.phase, r.cpu, r.load[0], r.load[1])

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -220,19 +221,24 @@ func readCost(ctx context.Context, dbURL string) (pgCost, error) {
 	return pc, nil
 }
 
-// attemptsMade is the sum of an instance's outreachd_delivery_attempts_total.
-func attemptsMade(s *server) (float64, error) {
+// metricFamilies reads a server's /metrics.
+func (s *server) metricFamilies() (map[string]*dto.MetricFamily, error) {
 	resp, err := http.Get(s.url + "/metrics")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return 0, fmt.Errorf("GET /metrics: %s", resp.Status)
+		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// attemptsMade is the sum of an instance's outreachd_delivery_attempts_total.
+func attemptsMade(s *server) (float64, error) {
+	families, err := s.metricFamilies()
 	if err != nil {
 		return 0, err
 	}
@@ -301,4 +307,22 @@ func pushSpread(ctx context.Context, clients []*bench.Client, pushers int, camp,
 		return fmt.Errorf("%d pushes failed", f)
 	}
 	return nil
+}
+
+// lagTotals are the sum and count of a server's outreachd_delivery_lag_seconds.
+type lagTotals struct{ sum, count float64 }
+
+func (s *server) lagTotals() (lagTotals, error) {
+	families, err := s.metricFamilies()
+	if err != nil {
+		return lagTotals{}, err
+	}
+	var t lagTotals
+	if f := families["outreachd_delivery_lag_seconds"]; f != nil {
+		for _, m := range f.GetMetric() {
+			t.sum += m.GetHistogram().GetSampleSum()
+			t.count += float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return t, nil
 }
