@@ -2,11 +2,13 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"outreachd/outreach"
 )
@@ -104,11 +106,13 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 	return InsertDeliveryBatch(ctx, tx, nds)
 }
 
+const fanoutTargetsSQL = `SELECT id, org_id, events FROM destinations
+		WHERE org_id = ANY($1::text[]) AND enabled AND deleted_at IS NULL ORDER BY created_at, id`
+
 // fanoutTargets reads the enabled destinations of orgs, by organization, in the order they were
 // created.
 func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (map[string][]fanoutTarget, error) {
-	rows, err := tx.Query(ctx, `SELECT id, org_id, events FROM destinations
-		WHERE org_id = ANY($1::text[]) AND enabled AND deleted_at IS NULL ORDER BY created_at, id`, orgs)
+	rows, err := tx.Query(ctx, fanoutTargetsSQL, orgs)
 	if err != nil {
 		return nil, fmt.Errorf("fan-out destinations: %w", err)
 	}
@@ -189,7 +193,18 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 	if len(ids) == 0 {
 		return res, nil
 	}
-	err := tx.QueryRow(ctx, `
+	err := tx.QueryRow(ctx, insertDeliveriesSQL,
+		ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow,
+	).Scan(&res.Created)
+	if err != nil {
+		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(bodyID), err)
+	}
+	res.Collapsed += len(ids) - res.Created
+	return res, nil
+}
+
+// insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes them).
+const insertDeliveriesSQL = `
 WITH input AS (
     -- Only destinations that still exist and are not deleted: one deleted since the caller read
     -- the list gets nothing.
@@ -221,12 +236,26 @@ WITH input AS (
     WHERE b.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )
-SELECT count(*)::int FROM ins`,
-		ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow,
-	).Scan(&res.Created)
-	if err != nil {
-		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(bodyID), err)
+SELECT count(*)::int FROM ins`
+
+// prepareFanout prepares the fan-out's two statements on a new connection, before any transaction
+// uses it: their parse and the loading of the tables' catalog entries then happen when the
+// connection opens, not inside the first business transaction that commits an event. That
+// transaction is what a one-shot process such as the operator CLI runs; measured with the load
+// driver's one-at-a-time phase, the CLI's mean from emitted_at to the receiver's 2xx went from
+// 9.6 ms to 6.1–8.1 ms (the API's warm connections: 2.4–3.3 ms). pgx runs a statement prepared
+// under its own SQL text as the name whenever that text is queried.
+func prepareFanout(ctx context.Context, conn *pgx.Conn) error {
+	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL} {
+		if _, err := conn.Prepare(ctx, q, q); err != nil {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703") {
+				// A database not migrated yet (its first connection runs the migrations): the
+				// statements are prepared on first use instead.
+				return nil
+			}
+			return fmt.Errorf("prepare the fan-out's statements: %w", err)
+		}
 	}
-	res.Collapsed += len(ids) - res.Created
-	return res, nil
+	return nil
 }

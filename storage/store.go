@@ -68,6 +68,7 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
 	}
 	pc.MaxConns = cfg.MaxConns
+	pc.AfterConnect = prepareFanout
 	cc := pc.Copy()
 	cc.MaxConns = max(4, cfg.MaxConns/2)
 	cc.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
