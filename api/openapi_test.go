@@ -400,6 +400,11 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, r, "GET", "/api/v1/stalled-leads", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/stalled-leads?days=10&campaign_id="+cmp, nil, s(200))
 	c.do(t, r, "GET", "/api/v1/stalled-leads?days=0", nil, s(400))
+	// The seat was connected by the operator CLI; the serving process's simulator learns of it
+	// when its engine syncs the seats (every tick). Until then the inbox answers 502 for it.
+	testenv.EventuallyTrue(t, 20*time.Second, "the serving process's provider knows the CLI's seat", func() bool {
+		return r.Do(t, "GET", "/api/v1/inbox", nil).Status != http.StatusBadGateway
+	})
 	c.do(t, r, "GET", "/api/v1/inbox", nil, s(200, 503))
 	c.do(t, r, "GET", "/api/v1/inbox?scope=all&limit=100", nil, s(200, 503))
 	c.do(t, r, "GET", "/api/v1/inbox?scope=everyone", nil, s(400))
