@@ -308,19 +308,10 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dests []string
-	for range 2 {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
+	org, dests := twoDestinations(t, st)
+	for _, d := range dests {
 		for i := range 4 {
-			fanOut(t, st, org.ID, fmt.Sprint("cap-", i), time.Hour, d.ID)
+			fanOut(t, st, org.ID, fmt.Sprint("cap-", i), time.Hour, d)
 		}
 	}
 	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute, PerDestination: 3,

@@ -349,16 +349,22 @@ func burst(ctx context.Context, sc *scenario, recv *receiver, o options, pid int
 		})
 	}
 	wg.Wait()
-	recv.waitFor(tp, r.expected, 60*time.Second)
+	return r, r.finish(recv, &rec, tp)
+}
+
+// finish waits for the phase's deliveries to arrive (or stop arriving for a minute) and fills in
+// its figures; an error reports failed pushes.
+func (r *result) finish(recv *receiver, rec *bench.Recorder, campaign string) error {
+	recv.waitFor(campaign, r.expected, 60*time.Second)
 	r.cpu.Stop()
 	r.load[1] = bench.LoadAvg()
 	var first error
 	r.push, r.pushFails, first = rec.Result()
-	r.fig = recv.figures(tp)
+	r.fig = recv.figures(campaign)
 	if r.pushFails > 0 {
-		return r, fmt.Errorf("burst: %d pushes failed; first: %v", r.pushFails, first)
+		return fmt.Errorf("%s: %d pushes failed; first: %v", r.phase, r.pushFails, first)
 	}
-	return r, nil
+	return nil
 }
 
 func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, rate int) (result, error) {
@@ -392,22 +398,14 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 		rec.Add(time.Since(at))
 	})
 	r.events, r.expected = made*o.batch, made*o.batch*sc.dests
-	recv.waitFor(lt, r.expected, 60*time.Second)
-	r.cpu.Stop()
-	r.load[1] = bench.LoadAvg()
-	var first error
-	r.push, r.pushFails, first = rec.Result()
-	r.fig = recv.figures(lt)
+	err = r.finish(recv, &rec, lt)
 	if o.trace != "" {
 		if f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
 			recv.trace(f, strconv.Itoa(sc.dests), lt)
 			_ = f.Close()
 		}
 	}
-	if r.pushFails > 0 {
-		return r, fmt.Errorf("latency: %d pushes failed; first: %v", r.pushFails, first)
-	}
-	return r, nil
+	return r, err
 }
 
 // oneAtATime commits o.single events one after the other, each once the last one arrived: by the
