@@ -66,7 +66,7 @@ type fanoutTarget struct {
 }
 
 // fanOut writes the deliveries of events (bodies are their outbox payloads) in tx and reports
-// whether any was written. Most events of most organizations go nowhere: one indexed read of the
+// what it wrote and collapsed. Most events of most organizations go nowhere: one indexed read of the
 // organizations' enabled destinations, and an event no destination selected costs nothing more.
 func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time) (InsertResult, error) {
 	orgs := make([]string, 0, 1)
