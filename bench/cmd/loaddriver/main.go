@@ -496,22 +496,10 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 	return b.String()
 }
 
-// writeSection replaces the text between the loaddriver markers of path (appending a marked
+// writeSection replaces the text between the delivery markers of path (appending a marked
 // section when there is none), so re-running the driver updates the document in place.
 func writeSection(path, body string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	doc := string(raw)
-	section := sectionBegin + "\n" + body + sectionEnd
-	i, j := strings.Index(doc, sectionBegin), strings.Index(doc, sectionEnd)
-	if i >= 0 && j > i {
-		doc = doc[:i] + section + doc[j+len(sectionEnd):]
-	} else {
-		doc = strings.TrimRight(doc, "\n") + "\n\n" + section + "\n"
-	}
-	return os.WriteFile(path, []byte(doc), 0o644)
+	return writeMarkedSection(path, sectionBegin, sectionEnd, body)
 }
 
 // runSeed leaves a database with one campaign of o.seed prospects, made through the API.
