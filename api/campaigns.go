@@ -107,7 +107,7 @@ func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) campaignID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("cmp", id) {
-		s.fail(w, r, fmt.Errorf("campaign %s: %w", id, outreach.ErrNotFound))
+		s.fail(w, r, outreach.NotFound("campaign %s", id))
 		return "", false
 	}
 	return id, true

@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -30,13 +29,13 @@ type intakeJSON struct {
 func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 	token := mux.Vars(r)["token"]
 	if len(token) > 200 {
-		s.fail(w, r, fmt.Errorf("intake URL: %w", outreach.ErrNotFound))
+		s.fail(w, r, outreach.NotFound("intake URL"))
 		return
 	}
 	target, err := s.store.ResolveIntakeToken(r.Context(), token)
 	if err != nil {
 		if errors.Is(err, outreach.ErrNotFound) {
-			err = fmt.Errorf("intake URL (unknown, replaced or revoked): %w", outreach.ErrNotFound)
+			err = outreach.NotFound("intake URL (unknown, replaced or revoked)")
 		}
 		s.fail(w, r, err)
 		return

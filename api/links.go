@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -85,7 +84,7 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 	typ, day := mux.Vars(r)["type"], mux.Vars(r)["day"]
 	days, ok := reportDays[typ]
 	if !ok {
-		s.fail(w, r, fmt.Errorf("report type %q (daily_digest, weekly_summary or market_analysis): %w", typ, outreach.ErrNotFound))
+		s.fail(w, r, outreach.NotFound("report type %q (daily_digest, weekly_summary or market_analysis)", typ))
 		return
 	}
 	from, err := time.Parse(time.DateOnly, day)

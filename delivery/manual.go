@@ -43,10 +43,10 @@ func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach
 		}
 	}
 	if !kind.Valid() {
-		return AttemptView{}, fmt.Errorf("unknown event kind %q: %w", kind, outreach.ErrInvalid)
+		return AttemptView{}, outreach.Invalidf("unknown event kind %q", kind)
 	}
 	if !kind.Matches(selected) {
-		return AttemptView{}, fmt.Errorf("the destination does not receive %s events: %w", kind, outreach.ErrInvalid)
+		return AttemptView{}, outreach.Invalidf("the destination does not receive %s events", kind)
 	}
 	ev := outreach.SampleEvent(kind, d.OrgID, time.Now())
 	ev.Data.Test = true
@@ -107,7 +107,7 @@ func (h *Hub) Recover(ctx context.Context, orgID string, from, to time.Time) (in
 // RecoverDestination is Recover limited to one destination ("" means all of orgID's).
 func (h *Hub) RecoverDestination(ctx context.Context, orgID, destinationID string, from, to time.Time) (int, error) {
 	if !from.Before(to) {
-		return 0, fmt.Errorf("the range must start before it ends: %w", outreach.ErrInvalid)
+		return 0, outreach.Invalidf("the range must start before it ends")
 	}
 	return h.store.RecoverDeliveries(ctx, orgID, destinationID, from, to, len(h.cfg.RetrySchedule))
 }

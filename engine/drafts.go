@@ -38,10 +38,10 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 	if d.Text != nil {
 		t := strings.TrimSpace(*d.Text)
 		if t == "" {
-			return out, fmt.Errorf("text: the edited reply is empty: %w", outreach.ErrInvalid)
+			return out, outreach.Invalidf("text: the edited reply is empty")
 		}
 		if utf8.RuneCountInString(t) > outreach.MaxReplyText {
-			return out, fmt.Errorf("text: longer than %d characters: %w", outreach.MaxReplyText, outreach.ErrInvalid)
+			return out, outreach.Invalidf("text: longer than %d characters", outreach.MaxReplyText)
 		}
 		d.Text = &t
 	}
@@ -58,7 +58,7 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 			text = *d.Text
 		}
 		if strings.TrimSpace(text) == "" {
-			return fmt.Errorf("the draft is empty: approve it with your own text: %w", outreach.ErrInvalid)
+			return outreach.Invalidf("the draft is empty: approve it with your own text")
 		}
 		now := e.clock.Now()
 		due := now.Add(time.Duration(float64(approvalGrace) * e.cfg.ClockSpeed))

@@ -46,7 +46,7 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 		row.OrgID, row.AccountID, row.ProviderAccountID = acc.OrgID, acc.ID, acc.ProviderAccountID
 		if in.Kind == ReportAccountRateLimited {
 			if in.Cooldown < 0 {
-				return nil, fmt.Errorf("--cooldown must be positive: %w", outreach.ErrInvalid)
+				return nil, outreach.Invalidf("--cooldown must be positive")
 			}
 			if in.Cooldown == 0 {
 				in.Cooldown = 24 * time.Hour
@@ -54,7 +54,7 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 			row.CooldownHours = int((in.Cooldown + time.Hour - 1) / time.Hour)
 		}
 	default:
-		return nil, fmt.Errorf("unknown report kind %q: %w", in.Kind, outreach.ErrInvalid)
+		return nil, outreach.Invalidf("unknown report kind %q", in.Kind)
 	}
 	id, err := e.store.InsertOperatorReport(ctx, row)
 	if err != nil {
@@ -88,10 +88,10 @@ func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *sto
 	if in.Kind == ReportMessageReceived {
 		text := strings.TrimSpace(in.Text)
 		if text == "" {
-			return fmt.Errorf("--text is required and must not be blank: %w", outreach.ErrInvalid)
+			return outreach.Invalidf("--text is required and must not be blank")
 		}
 		if utf8.RuneCountInString(in.Text) > maxOperatorText || !utf8.ValidString(in.Text) {
-			return fmt.Errorf("--text must be valid UTF-8 of at most %d characters: %w", maxOperatorText, outreach.ErrInvalid)
+			return outreach.Invalidf("--text must be valid UTF-8 of at most %d characters", maxOperatorText)
 		}
 		row.Text = in.Text
 	}

@@ -212,14 +212,14 @@ func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r storage.Prov
 		return e.applyAccept(ctx, tx, r, acc)
 	case ReportMessageReceived:
 		if r.Text == "" || r.ChatID == "" {
-			return nil, fmt.Errorf("message report without text or chat: %w", outreach.ErrInvalid)
+			return nil, outreach.Invalidf("message report without text or chat")
 		}
 		return e.applyMessage(ctx, tx, r, acc, plan)
 	case ReportAccountDisconnected, ReportAccountReconnected, ReportAccountRateLimited,
 		ReportSalesNavUnavailable, ReportSalesNavRestored:
 		return e.applyAccount(ctx, tx, r, acc)
 	}
-	return nil, fmt.Errorf("unknown report kind %q: %w", r.Kind, outreach.ErrInvalid)
+	return nil, outreach.Invalidf("unknown report kind %q", r.Kind)
 }
 
 // applyAccept records an accepted invitation and schedules the first message.

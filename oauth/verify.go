@@ -13,7 +13,7 @@ import (
 // ErrInvalidToken is every reason an access token is refused: unknown, expired, revoked, its
 // grant revoked, or its user gone. One error, so a caller cannot tell them apart for a client. It
 // wraps outreach.ErrNotFound, so callers that treat "not found" as "not signed in" need no mapping.
-var ErrInvalidToken = fmt.Errorf("invalid or expired access token: %w", outreach.ErrNotFound)
+var ErrInvalidToken = outreach.NotFound("invalid or expired access token")
 
 // AccessGrant is what a live access token allows: act for the user in the organization with the
 // scope consented ("read" or "read_write").

@@ -3,7 +3,6 @@ package outreach
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Sentinel errors of the domain. Every layer wraps them with %w and decides with errors.Is;
@@ -68,24 +67,29 @@ func InvalidField(field, format string, args ...any) error {
 
 func invalidf(format string, args ...any) error { return Invalidf(format, args...) }
 
-// Describe renders err for a person. An InvalidInputError (anywhere in the chain) already reads
-// as it should. Errors that wrap the sentinels themselves with fmt.Errorf (packages that do not
-// build InvalidInputError yet: storage, engine, webapp, cmd) still carry the sentinels' own
-// words, which are dropped here, so "status: invalid input: not one of …" reads "status: not one
-// of …" and "campaign c1: not found" reads "campaign c1 not found". The API and the operator CLI
-// show client errors this way.
+// NotFoundError is a thing the client named that does not exist (or is not theirs): 404, with
+// a message that names it ("delivery dlv_… not found"). It matches ErrNotFound with errors.Is.
+type NotFoundError struct {
+	// What names the thing ("delivery dlv_…", "session").
+	What string
+}
+
+func (e *NotFoundError) Error() string { return e.What + " not found" }
+
+// Is reports whether target is ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// NotFound is a NotFoundError naming what (formatted like fmt.Sprintf).
+func NotFound(format string, args ...any) error {
+	return &NotFoundError{What: fmt.Sprintf(format, args...)}
+}
+
+// Describe renders err for a person: the API, the application and the operator CLI show client
+// errors this way. Client errors are typed (InvalidInputError, NotFoundError) and read as they
+// should, with the context callers wrapped around them; a sentinel wrapped as it is (a package's
+// own sentinel such as ErrCampaignClosed) reads in its own words.
 func Describe(err error) string {
-	if _, ok := errors.AsType[*InvalidInputError](err); ok {
-		return err.Error()
-	}
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, ErrInvalid.Error()+": ", "")
-	msg = strings.TrimSuffix(msg, ": "+ErrInvalid.Error())
-	msg = strings.ReplaceAll(msg, ErrNotFound.Error()+": ", "")
-	if strings.HasSuffix(msg, ": "+ErrNotFound.Error()) {
-		msg = strings.TrimSuffix(msg, ": "+ErrNotFound.Error()) + " not found"
-	}
-	return msg
+	return err.Error()
 }
 
 // ErrPastRetention marks a request for something the retention policy already removed (a

@@ -46,7 +46,7 @@ func (s *Store) RevokeOrgAPIKey(ctx context.Context, orgID, keyID string) error 
 		return fmt.Errorf("revoke key: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("key %s: %w", keyID, outreach.ErrNotFound)
+		return outreach.NotFound("key %s", keyID)
 	}
 	return nil
 }

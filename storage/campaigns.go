@@ -341,7 +341,7 @@ func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status
 			return nil
 		}
 		if !cur.Status.CanBecome(status) {
-			return fmt.Errorf("campaign %s cannot go from %s to %s: %w", campaignID, cur.Status, status, outreach.ErrInvalid)
+			return outreach.Invalidf("campaign %s cannot go from %s to %s", campaignID, cur.Status, status)
 		}
 		c, err = scanCampaign(tx.QueryRow(ctx, `UPDATE campaigns SET status = $2, updated_at = now(),
 			started_at = CASE WHEN $2 = 'active' THEN coalesce(started_at, now()) ELSE started_at END,

@@ -366,7 +366,7 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		if err := s.pastRetention(ctx, orgID, deliveryID); err != nil {
 			return err
 		}
-		return fmt.Errorf("delivery %s: %w", deliveryID, outreach.ErrNotFound)
+		return outreach.NotFound("delivery %s", deliveryID)
 	}
 	return nil
 }

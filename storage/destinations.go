@@ -117,8 +117,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 			return err
 		}
 		if n >= MaxDestinationsPerOrg {
-			return fmt.Errorf("the organization already has %d destinations, the maximum; delete one before adding another: %w",
-				n, outreach.ErrInvalid)
+			return outreach.Invalidf("the organization already has %d destinations, the maximum; delete one before adding another", n)
 		}
 		var err error
 		out, err = scanDestination(tx.QueryRow(ctx, `INSERT INTO destinations
@@ -232,7 +231,7 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 			return fmt.Errorf("delete destination: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound)
+			return outreach.NotFound("destination %s", id)
 		}
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now(),

@@ -187,7 +187,7 @@ func (s *Store) EngineAlive(ctx context.Context, d time.Duration) (bool, error) 
 }
 
 // ErrNoAccount is returned when an organization has no LinkedIn seat to act from.
-var ErrNoAccount = fmt.Errorf("no LinkedIn account connected (run admin account connect): %w", outreach.ErrInvalid)
+var ErrNoAccount = outreach.Invalidf("no LinkedIn account connected (run admin account connect)")
 
 // Savepoint runs fn in a savepoint of tx: when fn fails only its work is rolled back (and the
 // events it emitted dropped), and tx stays usable, e.g. to record the failure.

@@ -47,7 +47,7 @@ func campaignInOrg(ctx context.Context, tx pgx.Tx, orgID, campaignID string) (st
 		return "", notFound(err, "campaign "+campaignID)
 	}
 	if orgID != "" && owner != orgID {
-		return "", fmt.Errorf("campaign %s: %w", campaignID, outreach.ErrNotFound)
+		return "", outreach.NotFound("campaign %s", campaignID)
 	}
 	return owner, nil
 }

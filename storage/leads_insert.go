@@ -118,10 +118,3 @@ func clip(s string) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// stripSentinel turns "invalid input: profile is empty" into "profile is empty".
-func stripSentinel(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, outreach.ErrInvalid.Error()+": ")
-	return strings.TrimSuffix(msg, ": "+outreach.ErrInvalid.Error())
-}

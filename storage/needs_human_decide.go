@@ -30,7 +30,7 @@ func (tx *Tx) LockNeedsHuman(ctx context.Context, orgID, id string) (OpenNeedsHu
 		FROM needs_human WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID).
 		Scan(&n.ID, &n.OrgID, &n.ProspectID, &n.ChatID, &n.AIDraft, &n.DraftID, &n.Resolved)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return n, fmt.Errorf("needs-human item %s: %w", id, outreach.ErrNotFound)
+		return n, outreach.NotFound("needs-human item %s", id)
 	}
 	if err != nil {
 		return n, fmt.Errorf("lock needs-human item: %w", err)

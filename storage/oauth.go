@@ -291,7 +291,7 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, orgID, grantID string, now
 		return fmt.Errorf("revoke oauth grant: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("connected assistant %s: %w", grantID, outreach.ErrNotFound)
+		return outreach.NotFound("connected assistant %s", grantID)
 	}
 	return nil
 }

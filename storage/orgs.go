@@ -60,7 +60,7 @@ func (s *Store) SetOrgDefaultFilters(ctx context.Context, id string, filters []b
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("org %s: %w", id, outreach.ErrNotFound)
+		return outreach.NotFound("org %s", id)
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ const KeyPrefixLen = 12
 // CreateAPIKey makes a random key for an organization and returns it once; only its hash is kept.
 func (s *Store) CreateAPIKey(ctx context.Context, orgID, scope string, expiresAt *time.Time) (APIKey, string, error) {
 	if scope != ScopeRead && scope != ScopeReadWrite {
-		return APIKey{}, "", fmt.Errorf("scope %q must be read or read_write: %w", scope, outreach.ErrInvalid)
+		return APIKey{}, "", outreach.Invalidf("scope %q must be read or read_write", scope)
 	}
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -119,7 +119,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, keyID string) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("key %s: %w", keyID, outreach.ErrNotFound)
+		return outreach.NotFound("key %s", keyID)
 	}
 	return nil
 }

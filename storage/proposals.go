@@ -68,7 +68,7 @@ func (s *Store) ClaimProposal(ctx context.Context, orgID, id, by string, now tim
 		id, orgID).Scan(&confirmedAt, &expiresAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return Proposal{}, fmt.Errorf("proposal %s: %w", id, outreach.ErrNotFound)
+		return Proposal{}, outreach.NotFound("proposal %s", id)
 	case err != nil:
 		return Proposal{}, fmt.Errorf("read proposal %s: %w", id, err)
 	case confirmedAt != nil:

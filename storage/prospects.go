@@ -147,7 +147,7 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		case outreach.OutcomeConverted:
 			set, already = "converted_at = now()", p.ConvertedAt
 		default:
-			return fmt.Errorf("outcome %q: %w", outcome, outreach.ErrInvalid)
+			return outreach.Invalidf("outcome %q", outcome)
 		}
 		if outcome.EndsSequence() {
 			set += ", " + endSequence

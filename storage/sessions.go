@@ -51,7 +51,7 @@ func (s *Store) SessionUser(ctx context.Context, token string, now time.Time, li
 	}
 	if !now.Before(expires) || now.Sub(lastSeen) > lim.Idle {
 		_ = s.DeleteSession(ctx, token)
-		return User{}, fmt.Errorf("session ended: %w", outreach.ErrNotFound)
+		return User{}, outreach.NotFound("session ended")
 	}
 	if now.Sub(lastSeen) > time.Minute {
 		if _, err := s.async.Exec(ctx, `UPDATE app_sessions SET last_seen_at = $2 WHERE token_hash = $1`, hash, now); err != nil {

@@ -208,7 +208,7 @@ func isUniqueViolation(err error) bool {
 // notFound turns pgx.ErrNoRows into outreach.ErrNotFound so callers decide with errors.Is.
 func notFound(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %w", what, outreach.ErrNotFound)
+		return outreach.NotFound("%s", what)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -30,14 +29,14 @@ type User struct {
 func (s *Store) CreateUser(ctx context.Context, orgID, email, passwordHash, role string) (User, error) {
 	email = strings.TrimSpace(email)
 	if role != RoleOwner && role != RoleMember {
-		return User{}, fmt.Errorf("role %q must be owner or member: %w", role, outreach.ErrInvalid)
+		return User{}, outreach.Invalidf("role %q must be owner or member", role)
 	}
 	u := User{ID: outreach.NewID("usr"), OrgID: orgID, Email: email, Role: role, PasswordHash: passwordHash}
 	err := s.pool.QueryRow(ctx, `INSERT INTO app_users (id, org_id, email, password_hash, role)
 		SELECT $1, id, $3, $4, $5 FROM orgs WHERE id = $2 RETURNING created_at`,
 		u.ID, orgID, email, passwordHash, role).Scan(&u.CreatedAt)
 	if isUniqueViolation(err) {
-		return User{}, fmt.Errorf("a user with email %s already exists: %w", email, outreach.ErrInvalid)
+		return User{}, outreach.Invalidf("a user with email %s already exists", email)
 	}
 	if err != nil {
 		return User{}, notFound(err, "org "+orgID)
@@ -67,7 +66,7 @@ func (s *Store) SetUserPassword(ctx context.Context, userID, passwordHash string
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("user %s: %w", userID, outreach.ErrNotFound)
+			return outreach.NotFound("user %s", userID)
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM app_sessions WHERE user_id = $1`, userID)
 		return err

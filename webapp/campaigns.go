@@ -2,7 +2,6 @@ package webapp
 
 import (
 	"errors"
-	"fmt"
 	"html/template"
 	"net/http"
 	"sort"
@@ -116,7 +115,7 @@ const chartDays = 30
 func (a *App) campaignOf(w http.ResponseWriter, r *http.Request, u User) (storage.Campaign, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("cmp", id) {
-		a.fail(w, r, fmt.Errorf("campaign %s: %w", id, outreach.ErrNotFound))
+		a.fail(w, r, outreach.NotFound("campaign %s", id))
 		return storage.Campaign{}, false
 	}
 	c, err := a.store.GetCampaign(r.Context(), u.OrgID, id)
@@ -189,7 +188,7 @@ func (a *App) setCampaignStatus(w http.ResponseWriter, r *http.Request, u User) 
 		}
 	}
 	if act == nil {
-		a.fail(w, r, fmt.Errorf("campaign %s cannot go from %s to %s: %w", c.Name, c.Status, status, outreach.ErrInvalid))
+		a.fail(w, r, outreach.Invalidf("campaign %s cannot go from %s to %s", c.Name, c.Status, status))
 		return
 	}
 	if act.Confirm && r.PostFormValue("confirm") != "yes" {

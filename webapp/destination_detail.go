@@ -112,16 +112,16 @@ func attemptFilter(q url.Values) (storage.AttemptFilter, error) {
 	f := storage.AttemptFilter{Event: q.Get("event"), Outcome: q.Get("outcome"), Limit: attemptsPerPage}
 	if f.Event != "" {
 		if _, ok := outreach.ParseEventKind(f.Event); !ok {
-			return f, fmt.Errorf("event: unknown event kind %q: %w", f.Event, outreach.ErrInvalid)
+			return f, outreach.Invalidf("event: unknown event kind %q", f.Event)
 		}
 	}
 	if f.Outcome != "" && !slices.Contains([]string{"delivered", "failed"}, f.Outcome) {
-		return f, fmt.Errorf("outcome: must be delivered or failed, got %q: %w", f.Outcome, outreach.ErrInvalid)
+		return f, outreach.Invalidf("outcome: must be delivered or failed, got %q", f.Outcome)
 	}
 	if p := q.Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 1000 {
-			return f, fmt.Errorf("page: must be a number from 1 to 1000: %w", outreach.ErrInvalid)
+			return f, outreach.Invalidf("page: must be a number from 1 to 1000")
 		}
 		f.Offset = (n - 1) * attemptsPerPage
 	}

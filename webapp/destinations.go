@@ -2,7 +2,6 @@ package webapp
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -172,7 +171,7 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 func (a *App) destinationOf(w http.ResponseWriter, r *http.Request, u User) (storage.Destination, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
-		a.fail(w, r, fmt.Errorf("destination %s: %w", id, outreach.ErrNotFound))
+		a.fail(w, r, outreach.NotFound("destination %s", id))
 		return storage.Destination{}, false
 	}
 	d, err := a.store.GetDestination(r.Context(), u.OrgID, id)

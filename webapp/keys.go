@@ -90,7 +90,7 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, u User) {
 func (a *App) revokeKey(w http.ResponseWriter, r *http.Request, u User) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("key", id) {
-		a.fail(w, r, fmt.Errorf("key %s: %w", id, outreach.ErrNotFound))
+		a.fail(w, r, outreach.NotFound("key %s", id))
 		return
 	}
 	if err := a.store.RevokeOrgAPIKey(r.Context(), u.OrgID, id); err != nil {

@@ -61,7 +61,7 @@ func (a *App) needsHumanPage(w http.ResponseWriter, r *http.Request, u User) {
 func itemID(w http.ResponseWriter, r *http.Request, a *App) (string, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("nhu", id) {
-		a.fail(w, r, fmt.Errorf("needs-human item %s: %w", id, outreach.ErrNotFound))
+		a.fail(w, r, outreach.NotFound("needs-human item %s", id))
 		return "", false
 	}
 	return id, true
@@ -90,11 +90,11 @@ func (a *App) approveDraft(w http.ResponseWriter, r *http.Request, u User) {
 	text := strings.TrimSpace(strings.ReplaceAll(r.PostFormValue("text"), "\r\n", "\n"))
 	if edited {
 		if text == "" {
-			a.fail(w, r, fmt.Errorf("the reply is empty; write the text to send, or Dismiss the item: %w", outreach.ErrInvalid))
+			a.fail(w, r, outreach.Invalidf("the reply is empty; write the text to send, or Dismiss the item"))
 			return
 		}
 		if len(text) > outreach.MaxReplyText {
-			a.fail(w, r, fmt.Errorf("the reply is longer than %d characters: %w", outreach.MaxReplyText, outreach.ErrInvalid))
+			a.fail(w, r, outreach.Invalidf("the reply is longer than %d characters", outreach.MaxReplyText))
 			return
 		}
 		d.Text = &text

@@ -32,10 +32,10 @@ const (
 // HashPassword checks the password's length and returns its argon2id PHC string.
 func HashPassword(password string) (string, error) {
 	if n := len([]rune(password)); n < MinPasswordLen {
-		return "", fmt.Errorf("password: at least %d characters, got %d: %w", MinPasswordLen, n, outreach.ErrInvalid)
+		return "", outreach.Invalidf("password: at least %d characters, got %d", MinPasswordLen, n)
 	}
 	if len(password) > maxPasswordLen {
-		return "", fmt.Errorf("password: at most %d bytes: %w", maxPasswordLen, outreach.ErrInvalid)
+		return "", outreach.Invalidf("password: at most %d bytes", maxPasswordLen)
 	}
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {

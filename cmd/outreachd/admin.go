@@ -108,14 +108,14 @@ func sortedKeys[V any](m map[string]V) []string {
 // parseFlags parses and insists on the named required flags.
 func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%v: %w", err, outreach.ErrInvalid)
+		return outreach.Invalidf("%v", err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), outreach.ErrInvalid)
+		return outreach.Invalidf("unexpected argument %q", fs.Arg(0))
 	}
 	for _, name := range required {
 		if f := fs.Lookup(name); f == nil || f.Value.String() == "" {
-			return fmt.Errorf("--%s is required: %w", name, outreach.ErrInvalid)
+			return outreach.Invalidf("--%s is required", name)
 		}
 	}
 	return nil
@@ -129,7 +129,7 @@ func adminOrgCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args [
 	}
 	var limit *int
 	if *rate < 0 {
-		return nil, fmt.Errorf("--rate-limit-per-minute must be positive: %w", outreach.ErrInvalid)
+		return nil, outreach.Invalidf("--rate-limit-per-minute must be positive")
 	}
 	if *rate > 0 {
 		limit = rate
@@ -150,7 +150,7 @@ func adminKeyCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args [
 	}
 	var expires *time.Time
 	if *expiresIn < 0 {
-		return nil, fmt.Errorf("--expires-in must be positive: %w", outreach.ErrInvalid)
+		return nil, outreach.Invalidf("--expires-in must be positive")
 	}
 	if *expiresIn > 0 {
 		t := time.Now().Add(*expiresIn).UTC()

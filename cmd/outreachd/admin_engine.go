@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strings"
 	"time"
 
@@ -29,7 +28,7 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	}
 	n := strings.TrimSpace(*name)
 	if n == "" || len(n) > 200 {
-		return nil, fmt.Errorf("--name must be 1 to 200 characters: %w", outreach.ErrInvalid)
+		return nil, outreach.Invalidf("--name must be 1 to 200 characters")
 	}
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
@@ -73,7 +72,7 @@ func simulateProspect(kind string) adminCommand {
 			return nil, err
 		}
 		if kind != engine.ReportMessageReceived && *text != "" {
-			return nil, fmt.Errorf("--text is only for simulate reply: %w", outreach.ErrInvalid)
+			return nil, outreach.Invalidf("--text is only for simulate reply")
 		}
 		eng, err := adminEngine(env)
 		if err != nil {
@@ -105,7 +104,7 @@ func simulateAccount(kind string) adminCommand {
 		in := engine.OperatorReport{Kind: kind, AccountID: *account}
 		if cooldown != nil {
 			if *cooldown <= 0 {
-				return nil, fmt.Errorf("--cooldown must be positive: %w", outreach.ErrInvalid)
+				return nil, outreach.Invalidf("--cooldown must be positive")
 			}
 			in.Cooldown = *cooldown
 		}

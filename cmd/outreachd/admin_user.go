@@ -27,7 +27,7 @@ func adminUserCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args 
 		return nil, err
 	}
 	if *role != storage.RoleOwner && *role != storage.RoleMember {
-		return nil, fmt.Errorf("--role must be owner or member, got %q: %w", *role, outreach.ErrInvalid)
+		return nil, outreach.Invalidf("--role must be owner or member, got %q", *role)
 	}
 	hash, err := webapp.HashPassword(*password)
 	if err != nil {
@@ -45,7 +45,7 @@ func parseEmail(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || len(s) > 254 {
-		return "", fmt.Errorf("--email: %q is not an email address like jane@example.com: %w", s, outreach.ErrInvalid)
+		return "", outreach.Invalidf("--email: %q is not an email address like jane@example.com", s)
 	}
 	return s, nil
 }
