@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,10 +14,6 @@ import (
 
 // MaxDestinationsPerOrg is the documented limit: the eleventh is refused.
 const MaxDestinationsPerOrg = 10
-
-// DestinationsChannel is the LISTEN/NOTIFY channel told the organization id after any change
-// to its destinations, so the delivery pipeline can drop what it cached for that organization.
-const DestinationsChannel = "destinations_changed"
 
 // Destination is one event destination of an organization. Secrets are only ever held here
 // sealed (delivery.SecretBox); storage never sees them in the clear.
@@ -60,26 +55,9 @@ func scanDestination(row pgx.Row) (Destination, error) {
 
 // DropExpiredSecrets clears previous secrets whose overlap window has ended (the janitor calls
 // it), so a replaced secret does not stay in the database, even sealed, longer than needed.
-// The organizations concerned are notified, so the delivery pipeline drops what it cached.
 func (s *Store) DropExpiredSecrets(ctx context.Context) error {
-	err := s.InTx(ctx, func(tx *Tx) error {
-		rows, err := tx.Query(ctx, `UPDATE destinations SET previous_secret_sealed = NULL, previous_secret_expires_at = NULL
-			WHERE previous_secret_expires_at <= now() RETURNING org_id`)
-		if err != nil {
-			return err
-		}
-		orgs, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		slices.Sort(orgs)
-		for _, org := range slices.Compact(orgs) {
-			if err := notifyDestinations(ctx, tx, org); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	_, err := s.pool.Exec(ctx, `UPDATE destinations SET previous_secret_sealed = NULL, previous_secret_expires_at = NULL
+		WHERE previous_secret_expires_at <= now()`)
 	if err != nil {
 		return fmt.Errorf("drop expired secrets: %w", err)
 	}
@@ -91,12 +69,6 @@ func nullIfEmpty(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// notifyDestinations tells listeners, when tx commits, that orgID's destinations changed.
-func notifyDestinations(ctx context.Context, tx *Tx, orgID string) error {
-	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, DestinationsChannel, orgID)
-	return err
 }
 
 // CreateDestination inserts d (its ID and timestamps are assigned here). The organization row
@@ -125,10 +97,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+destinationColumns,
 			d.ID, d.OrgID, d.Name, d.Kind, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events,
 			d.SecretSealed, d.Enabled))
-		if err != nil {
-			return err
-		}
-		return notifyDestinations(ctx, tx, d.OrgID)
+		return err
 	})
 	if err != nil {
 		return Destination{}, fmt.Errorf("create destination: %w", err)
@@ -206,10 +175,7 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 			WHERE org_id = $1 AND id = $2 RETURNING `+destinationColumns,
 			orgID, id, d.Name, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events, d.SecretSealed, d.Enabled,
 			d.PreviousSecretSealed, d.RotationEndsAt))
-		if err != nil {
-			return err
-		}
-		return notifyDestinations(ctx, tx, orgID)
+		return err
 	})
 	if err != nil {
 		return Destination{}, fmt.Errorf("update destination: %w", err)
@@ -240,7 +206,7 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
 		}
-		return notifyDestinations(ctx, tx, orgID)
+		return nil
 	})
 }
 

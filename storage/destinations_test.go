@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -129,54 +127,6 @@ func TestDestinationCRUDScopedByOrg(t *testing.T) {
 	}
 	if _, err := st.GetDestination(ctx, org, d.ID); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
-	}
-}
-
-func TestDestinationChangesAreNotified(t *testing.T) {
-	t.Parallel()
-	url := testenv.DatabaseURL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	st, err := storage.Open(ctx, url, storage.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+storage.DestinationsChannel); err != nil {
-		t.Fatal(err)
-	}
-	org := newOrg(t, st)
-	d, err := st.CreateDestination(ctx, httpsDest(org, "n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		name string
-		do   func() error
-	}{
-		{"create", func() error { return nil }},
-		{"update", func() error {
-			_, err := st.UpdateDestination(ctx, org, d.ID, func(*storage.Destination) error { return nil })
-			return err
-		}},
-		{"delete", func() error { return st.DeleteDestination(ctx, org, d.ID) }},
-	}
-	for _, s := range steps {
-		if err := s.do(); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			t.Fatalf("%s: no notification: %v", s.name, err)
-		}
-		if n.Channel != storage.DestinationsChannel || n.Payload != org {
-			t.Fatalf("%s: notification %+v", s.name, n)
-		}
 	}
 }
 
