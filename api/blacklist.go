@@ -55,7 +55,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 		if reason == "" {
 			k, err := outreach.ParseBlacklistValue(value, typ)
 			if err != nil {
-				reason = clientMessage(err)
+				reason = err.Error()
 			} else if seen[k] {
 				repeats++
 				continue

@@ -117,27 +117,22 @@ func classify(err error) (int, string, string) {
 	}
 	switch {
 	case errors.Is(err, outreach.ErrInvalidFilters):
-		return http.StatusUnprocessableEntity, CodeInvalidFilters, clientMessage(err)
+		return http.StatusUnprocessableEntity, CodeInvalidFilters, err.Error()
 	case errors.Is(err, outreach.ErrInvalid):
-		return http.StatusBadRequest, CodeInvalidRequest, clientMessage(err)
+		return http.StatusBadRequest, CodeInvalidRequest, err.Error()
 	case errors.Is(err, outreach.ErrNotFound):
-		return http.StatusNotFound, CodeNotFound, clientMessage(err)
+		return http.StatusNotFound, CodeNotFound, err.Error()
 	case errors.Is(err, outreach.ErrCampaignClosed):
-		return http.StatusConflict, CodeCampaignClosed, clientMessage(err)
+		return http.StatusConflict, CodeCampaignClosed, err.Error()
 	case errors.Is(err, outreach.ErrConflict):
-		return http.StatusConflict, CodeConflict, clientMessage(err)
+		return http.StatusConflict, CodeConflict, err.Error()
 	case errors.Is(err, outreach.ErrPastRetention):
-		return http.StatusGone, CodePastRetention, clientMessage(err)
+		return http.StatusGone, CodePastRetention, err.Error()
 	case storage.IsUnavailable(err):
 		return http.StatusServiceUnavailable, CodeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
 	default:
 		return http.StatusInternalServerError, CodeInternal, "internal error; it has been logged"
 	}
-}
-
-// clientMessage is the message of a client error as a person reads it (outreach.Describe).
-func clientMessage(err error) string {
-	return outreach.Describe(err)
 }
 
 // failFor answers err in the shape r's endpoint uses (plainErrorRoute).

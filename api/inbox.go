@@ -228,7 +228,7 @@ func parseTargets(b targetsBody) ([]target, error) {
 		out[i].input = s
 		p, err := outreach.NormalizeProfile(s)
 		if err != nil {
-			out[i].err = clientMessage(err)
+			out[i].err = err.Error()
 			continue
 		}
 		value := p.URL

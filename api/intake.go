@@ -67,7 +67,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if err := checkLeadInput(*row.Lead); err != nil {
-			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: clientMessage(err)})
+			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: err.Error()})
 			continue
 		}
 		leads = append(leads, storage.PushLead{Index: row.Index, Input: *row.Lead})

@@ -128,7 +128,7 @@ func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
 		if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok && ie.Field != "" {
 			return outreach.LeadInput{}, nil, invalid(".%s %s", ie.Field, ie.Problem)
 		}
-		return outreach.LeadInput{}, nil, invalid(": %s", clientMessage(err))
+		return outreach.LeadInput{}, nil, invalid(": %s", err.Error())
 	}
 	if b.LinkedInURL == nil {
 		return outreach.LeadInput{}, nil, invalid(".linkedin_url is required")

@@ -109,7 +109,7 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	case errors.Is(err, outreach.ErrNotFound):
 		return nil, userErrorf("proposal %s was not found in this workspace", id)
 	case errors.Is(err, storage.ErrProposalConfirmed):
-		return nil, userErrorf("proposal %s was already confirmed (%s); a proposal is carried out only once", id, outreach.Describe(err))
+		return nil, userErrorf("proposal %s was already confirmed (%s); a proposal is carried out only once", id, err.Error())
 	case errors.Is(err, storage.ErrProposalExpired):
 		return nil, userErrorf("proposal %s has expired (proposals last %s); ask for a new proposal", id, s.cfg.ProposalTTL)
 	case err != nil:
@@ -156,7 +156,7 @@ func (s *Server) toolErr(err error) error {
 		return err
 	case errors.Is(err, outreach.ErrInvalid), errors.Is(err, outreach.ErrNotFound),
 		errors.Is(err, outreach.ErrCampaignClosed), errors.Is(err, outreach.ErrConflict):
-		return errors.New(outreach.Describe(err))
+		return errors.New(err.Error())
 	}
 	s.log.Error("mcp: tool failed", "err", err)
 	return errors.New("internal error; it has been logged")

@@ -84,7 +84,7 @@ func (s *Server) describePeople(ctx context.Context, c caller, inputs []string) 
 		p, err := outreach.NormalizeProfile(in)
 		if err != nil {
 			at = append(at, -1)
-			bad = append(bad, outreach.Describe(err))
+			bad = append(bad, err.Error())
 			continue
 		}
 		value := p.URL

@@ -186,7 +186,7 @@ func (s *Server) proposeExclusions(ctx context.Context, c caller, in addExclusio
 	for _, e := range in.Entries {
 		k, err := outreach.ParseBlacklistValue(e.Value, e.Type)
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("%q (%s)", clip(e.Value, 80), outreach.Describe(err)))
+			bad = append(bad, fmt.Sprintf("%q (%s)", clip(e.Value, 80), err.Error()))
 			continue
 		}
 		if !seen[k] {

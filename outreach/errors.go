@@ -84,14 +84,6 @@ func NotFound(format string, args ...any) error {
 	return &NotFoundError{What: fmt.Sprintf(format, args...)}
 }
 
-// Describe renders err for a person: the API, the application and the operator CLI show client
-// errors this way. Client errors are typed (InvalidInputError, NotFoundError) and read as they
-// should, with the context callers wrapped around them; a sentinel wrapped as it is (a package's
-// own sentinel such as ErrCampaignClosed) reads in its own words.
-func Describe(err error) string {
-	return err.Error()
-}
-
 // ErrPastRetention marks a request for something the retention policy already removed (a
 // delivery, its attempts and payload older than the retention period): 410, with a message that
 // names what is gone and since when.

@@ -24,7 +24,7 @@ func TestDescribeJSONErrorNamesNoGoTypes(t *testing.T) {
 		if c.err == nil {
 			t.Fatalf("%s: no error", name)
 		}
-		msg := Describe(c.err)
+		msg := c.err.Error()
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "Go value") || strings.Contains(msg, "struct {") {
 			t.Errorf("%s: %q, want it to contain %q and no Go type", name, msg, c.want)
 		}

@@ -156,7 +156,7 @@ func pushCandidates(req PushRequest) ([]pushCandidate, []RejectedLead) {
 		p, err := outreach.NormalizeProfile(l.Input.LinkedInURL)
 		if err != nil {
 			rejected = append(rejected, RejectedLead{Index: l.Index, Input: clip(l.Input.LinkedInURL),
-				Reason: outreach.RejectInvalidLinkedInURL, Message: outreach.Describe(err)})
+				Reason: outreach.RejectInvalidLinkedInURL, Message: err.Error()})
 			continue
 		}
 		if j, seen := firstAt[p.Key]; seen {

@@ -55,7 +55,7 @@ func (a *App) testDestination(w http.ResponseWriter, r *http.Request, u User) {
 	var out testOutcome
 	switch {
 	case errors.Is(err, outreach.ErrInvalid):
-		out = testOutcome{Text: outreach.Describe(err)}
+		out = testOutcome{Text: err.Error()}
 	case err != nil:
 		a.log.Error("webapp: send test", "destination", d.ID, "err", err)
 		out = testOutcome{Text: "The test could not be sent: the delivery hub is not available in this process."}
@@ -199,7 +199,7 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	}
 	_, _, err := a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, p)
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + outreach.Describe(err)})
+		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + err.Error()})
 		return
 	}
 	if err != nil {

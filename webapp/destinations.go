@@ -154,7 +154,7 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 		URL: f.URL, Events: events, Secret: strings.TrimSpace(r.PostFormValue("secret")),
 		SlackBotToken: token, SlackChannel: f.SlackChannel})
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showDestinations(w, r, u, http.StatusBadRequest, destinationsData{Form: f}, "", "Not added: "+outreach.Describe(err))
+		a.showDestinations(w, r, u, http.StatusBadRequest, destinationsData{Form: f}, "", "Not added: "+err.Error())
 		return
 	}
 	if err != nil {

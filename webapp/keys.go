@@ -76,7 +76,7 @@ func (a *App) createKey(w http.ResponseWriter, r *http.Request, u User) {
 	}
 	k, secret, err := a.store.CreateAPIKey(r.Context(), u.OrgID, scope, expires)
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showKeys(w, r, u, http.StatusBadRequest, keysData{}, "", "Not created: "+outreach.Describe(err))
+		a.showKeys(w, r, u, http.StatusBadRequest, keysData{}, "", "Not created: "+err.Error())
 		return
 	}
 	if err != nil {

@@ -165,11 +165,11 @@ func (a *App) renderError(w http.ResponseWriter, r *http.Request, status int, me
 func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
-		a.renderError(w, r, http.StatusNotFound, "Not found: "+outreach.Describe(err)+".")
+		a.renderError(w, r, http.StatusNotFound, "Not found: "+err.Error()+".")
 	case errors.Is(err, outreach.ErrInvalid):
-		a.renderError(w, r, http.StatusBadRequest, outreach.Describe(err))
+		a.renderError(w, r, http.StatusBadRequest, err.Error())
 	case errors.Is(err, outreach.ErrConflict):
-		a.renderError(w, r, http.StatusConflict, outreach.Describe(err))
+		a.renderError(w, r, http.StatusConflict, err.Error())
 	default:
 		a.log.Error("webapp: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		a.renderError(w, r, http.StatusInternalServerError, "Something went wrong on our side. Please try again; if it keeps happening, tell your operator.")

@@ -55,7 +55,7 @@ func adminCommands() map[string]adminCommand {
 // on stderr and returns non-zero.
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
-		_ = json.NewEncoder(stderr).Encode(map[string]string{"error": outreach.Describe(err)})
+		_ = json.NewEncoder(stderr).Encode(map[string]string{"error": err.Error()})
 		return code
 	}
 	cmds := adminCommands()
