@@ -29,15 +29,17 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	srv := testenv.StartServer(t, dbURL, env...)
 	ids := emitN(t, st, org, 3000)
 	rc.waitFor(t, 60*time.Second, "a fifth of the burst", atLeast(600))
-	// The database is slow at the moment of the signal: the destination's row is locked for 3 s,
-	// so the attempt records (which count the destination's failures) wait, and sends finish
-	// while a record batch is still being written.
+	// The database is slow at the moment of the signal: the destination's hourly health rows are
+	// locked for 3 s, so the attempt records (whose trigger counts them into those rows) wait,
+	// and sends finish while a record batch is still being written.
 	ctx := context.Background()
 	lock, err := st.Pool().Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lock.Exec(ctx, `SELECT id FROM destinations WHERE org_id = $1 FOR UPDATE`, org); err != nil {
+	t.Cleanup(func() { _ = lock.Rollback(ctx) }) // also when the test fails before the release
+	if _, err := lock.Exec(ctx, `SELECT h.hour FROM delivery_health_hourly h JOIN destinations d ON d.id = h.destination_id
+		WHERE d.org_id = $1 FOR UPDATE OF h`, org); err != nil {
 		t.Fatal(err)
 	}
 	// Stop only once a record batch is waiting for the lock (a backend of this database waits

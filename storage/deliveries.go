@@ -334,7 +334,9 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	if len(hIDs) > 0 {
 		b.Queue(`UPDATE destinations d SET consecutive_failures =
 				CASE WHEN h.reset THEN h.add ELSE d.consecutive_failures + h.add END
-			FROM unnest($1::text[], $2::bool[], $3::int[]) AS h(id, reset, add) WHERE d.id = h.id`,
+			FROM unnest($1::text[], $2::bool[], $3::int[]) AS h(id, reset, add)
+			-- A healthy destination's count stays 0: no new row version for every batch it gets.
+			WHERE d.id = h.id AND NOT (h.reset AND h.add = 0 AND d.consecutive_failures = 0)`,
 			hIDs, hReset, hAdd)
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {

@@ -29,7 +29,7 @@ type PruneBatch struct {
 }
 
 // PruneDeliveries removes finished deliveries (succeeded or failed) created and last changed
-// before cutoff, with their attempts (the foreign key cascades), from the limit rows after the
+// before cutoff, with their attempts (deleted in the same statement), from the limit rows after the
 // cursor after. A pending delivery is never removed, however old. Each organization's latest
 // removed created_at is kept in delivery_retention, for resend and recover to say what is gone.
 func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time, after string, limit int) (PruneBatch, error) {
@@ -40,6 +40,8 @@ WITH head AS (
     DELETE FROM deliveries d USING head h
     WHERE d.id = h.id AND d.status <> 'pending' AND d.created_at < $3 AND d.updated_at < $3
     RETURNING d.org_id, d.id, d.created_at
+), attempts AS (
+    DELETE FROM delivery_attempts a USING gone g WHERE a.delivery_id = g.id
 ), marks AS (
     INSERT INTO delivery_retention AS r (org_id, removed_before, removed_upto_id)
     SELECT org_id, max(created_at), max(id) FROM gone GROUP BY org_id
