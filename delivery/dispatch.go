@@ -2,6 +2,8 @@ package delivery
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,6 +76,30 @@ func (s *sched) state(retries bool) (held, running int, saturated []string, queu
 	}
 	b := budgetIndex(retries)
 	return s.held[b], s.running[b], saturated, queued
+}
+
+// activeRoom bounds a claim by the room the destinations of the previous claim still have
+// (queueCap minus what each holds queued; saturated ones are skipped by the claim anyway), or by
+// nothing (a large int) when there was no previous claim or none of them has room. The claim
+// locks the rows it reads before it cuts each destination to its room, so reading more rows than
+// the busy destinations can take only locks rows it hands back: with one destination bursting,
+// a claim of 200 locked 200 rows to take 39 on average (50,000 deliveries, 1,294 claims). Rows of
+// other destinations due earlier are still taken in due order; the claim after one that found
+// them counts their room too.
+func (s *sched) activeRoom(active map[string]bool, saturated []string, queued map[string]int) int {
+	if len(active) == 0 {
+		return math.MaxInt
+	}
+	room := 0
+	for id := range active {
+		if !slices.Contains(saturated, id) {
+			room += s.queueCap() - queued[id]
+		}
+	}
+	if room <= 0 {
+		return math.MaxInt
+	}
+	return room
 }
 
 // signal wakes both claim loops.
@@ -186,10 +212,11 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 	freed := h.sched.freed[budgetIndex(retries)]
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var active map[string]bool // the destinations of the last claim that found work
 	for {
 		held, running, saturated, queued := h.sched.state(retries)
 		h.metrics.inFlight.WithLabelValues(budget).Set(float64(running))
-		limit := min(capacity-held, h.cfg.ClaimBatch)
+		limit := min(capacity-held, h.cfg.ClaimBatch, h.sched.activeRoom(active, saturated, queued))
 		if limit > 0 {
 			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
 				Skip: saturated, PerDestination: h.sched.queueCap(), Queued: queued})
@@ -211,8 +238,13 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 				go h.deliver(ctx, it)
 			}
 			if len(cs) > 0 {
+				active = map[string]bool{}
+				for _, c := range cs {
+					active[c.Target.ID] = true
+				}
 				continue // there may be more due now
 			}
+			active = nil
 		}
 		// Nothing claimed. A freed slot or queue only matters when the budget is full or a
 		// destination is saturated; otherwise nothing due was left behind, and waking on every
