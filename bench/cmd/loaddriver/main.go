@@ -58,7 +58,7 @@ func main() {
 	dests := flag.String("dests", "1,10", "destination counts to measure, comma-separated")
 	flag.IntVar(&o.burstEvents, "burst", 50000, "events of the burst phase (0 skips it), pushed 100 leads per call")
 	flag.IntVar(&o.clients, "clients", 32, "concurrent pushers in the burst phase")
-	rates := flag.String("rates", "200,1000", "events per second offered in the latency phases, comma-separated")
+	rates := flag.String("rates", "200,1000", "events per second offered in the latency phases, comma-separated (\"\" skips them)")
 	flag.IntVar(&o.rate, "rate", 500, "soak: events per second offered")
 	flag.IntVar(&o.single, "single", 20, "events committed one at a time by the API and by the CLI, each after the last arrived (0 skips)")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of each latency phase (soak: of the whole run, 30m)")
@@ -80,6 +80,9 @@ func main() {
 		o.dests = append(o.dests, n)
 	}
 	for _, s := range strings.Split(*rates, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue // -rates "" skips the latency phases
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
 			fatalf("-rates: %q is not a positive rate", s)
@@ -332,6 +335,7 @@ func burst(ctx context.Context, sc *scenario, recv *receiver, o options, pid int
 	var next atomic.Int64
 	r.load[0] = bench.LoadAvg()
 	r.cpu = bench.StartCPU(pid, sc.db.url)
+	pushStart := time.Now()
 	var wg sync.WaitGroup
 	for range o.clients {
 		wg.Go(func() {
@@ -350,6 +354,8 @@ func burst(ctx context.Context, sc *scenario, recv *receiver, o options, pid int
 		})
 	}
 	wg.Wait()
+	fmt.Fprintf(os.Stderr, "%d destination(s): burst of %d events pushed in %s (%.0f events/s)\n", sc.dests, calls*100,
+		time.Since(pushStart).Round(time.Millisecond), float64(calls*100)/time.Since(pushStart).Seconds())
 	return r, r.finish(recv, &rec, tp)
 }
 
