@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -350,5 +351,24 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 			return len(list) == events && ok == events,
 				fmt.Sprintf("destination %s: %d of %d deliveries succeeded on the first attempt (want %d)", d.URL, ok, len(list), events)
 		})
+	}
+}
+
+// A claim reads no more rows than the destinations it last found can take: the rows it reads are
+// locked before they are cut to each destination's room.
+func TestSchedActiveRoom(t *testing.T) {
+	s := newSched(32, 256, 64) // queueCap 63
+	if got := s.activeRoom(nil, nil, nil); got != math.MaxInt {
+		t.Errorf("no previous claim: %d, want no bound", got)
+	}
+	active := map[string]bool{"a": true, "b": true}
+	if got := s.activeRoom(active, []string{}, map[string]int{"a": 40}); got != 23+63 {
+		t.Errorf("a with 40 queued, b empty: %d, want %d", got, 23+63)
+	}
+	if got := s.activeRoom(active, []string{"a"}, map[string]int{"b": 10}); got != 53 {
+		t.Errorf("a saturated, b with 10 queued: %d, want 53", got)
+	}
+	if got := s.activeRoom(map[string]bool{"a": true}, []string{"a"}, nil); got != math.MaxInt {
+		t.Errorf("the only active destination saturated: %d, want no bound (it is skipped by the claim)", got)
 	}
 }
