@@ -354,8 +354,9 @@ func burst(ctx context.Context, sc *scenario, recv *receiver, o options, pid int
 		})
 	}
 	wg.Wait()
+	took := time.Since(pushStart)
 	fmt.Fprintf(os.Stderr, "%d destination(s): burst of %d events pushed in %s (%.0f events/s)\n", sc.dests, calls*100,
-		time.Since(pushStart).Round(time.Millisecond), float64(calls*100)/time.Since(pushStart).Seconds())
+		took.Round(time.Millisecond), float64(calls*100)/took.Seconds())
 	return r, r.finish(recv, &rec, tp)
 }
 
