@@ -55,8 +55,8 @@ func TestDailyDigest(t *testing.T) {
 		t.Fatalf("%d digests, want exactly 1", len(ds))
 	}
 	r := ds[0].Data.Report
-	want := outreach.ReportStats{InvitesSent: 2, ConnectionsAccepted: 1, MessagesSent: 1, Replies: 3, PositiveReplies: 1,
-		NegativeReplies: 1, Bookings: 1, InvitesWithdrawn: 1}
+	want := outreach.ReportStats{ActivityTotals: outreach.ActivityTotals{InvitesSent: 2, ConnectionsAccepted: 1,
+		MessagesSent: 1, Replies: 3, PositiveReplies: 1, NegativeReplies: 1, Bookings: 1}, InvitesWithdrawn: 1}
 	if r.Type != "daily_digest" || r.Period != "2026-11-24" || *r.Stats != want {
 		t.Fatalf("digest %+v stats %+v, want %+v", r, *r.Stats, want)
 	}

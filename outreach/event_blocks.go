@@ -58,15 +58,22 @@ type CampaignBlock struct {
 // are those of the daily analytics row (2.8); ProspectsByStatus is the campaign's
 // prospect_counts (2.1), only statuses that occur.
 type CampaignStats struct {
-	Prospects           int            `json:"prospects"`
-	ProspectsByStatus   map[string]int `json:"prospects_by_status"`
-	InvitesSent         int            `json:"invites_sent"`
-	ConnectionsAccepted int            `json:"connections_accepted"`
-	MessagesSent        int            `json:"messages_sent"`
-	Replies             int            `json:"replies"`
-	PositiveReplies     int            `json:"positive_replies"`
-	NegativeReplies     int            `json:"negative_replies"`
-	Bookings            int            `json:"bookings"`
+	Prospects         int            `json:"prospects"`
+	ProspectsByStatus map[string]int `json:"prospects_by_status"`
+	ActivityTotals
+}
+
+// ActivityTotals are the seven activity counters a campaign's stats and a report's stats share,
+// summed from the daily analytics rows (2.8). Embedded, they encode as fields of the block that
+// embeds them, in this order.
+type ActivityTotals struct {
+	InvitesSent         int `json:"invites_sent"`
+	ConnectionsAccepted int `json:"connections_accepted"`
+	MessagesSent        int `json:"messages_sent"`
+	Replies             int `json:"replies"`
+	PositiveReplies     int `json:"positive_replies"`
+	NegativeReplies     int `json:"negative_replies"`
+	Bookings            int `json:"bookings"`
 }
 
 // BookingProviderManual is the provider of a booking recorded by PATCH outcome=booked, which
@@ -124,14 +131,8 @@ type ReportBlock struct {
 // ReportStats are the eight counters of the daily analytics row (2.8) without its date, summed
 // over the report's period.
 type ReportStats struct {
-	InvitesSent         int `json:"invites_sent"`
-	ConnectionsAccepted int `json:"connections_accepted"`
-	MessagesSent        int `json:"messages_sent"`
-	Replies             int `json:"replies"`
-	PositiveReplies     int `json:"positive_replies"`
-	NegativeReplies     int `json:"negative_replies"`
-	Bookings            int `json:"bookings"`
-	InvitesWithdrawn    int `json:"invites_withdrawn"`
+	ActivityTotals
+	InvitesWithdrawn int `json:"invites_withdrawn"`
 }
 
 // Sales Navigator verdicts of a LinkedIn seat (sn_verdict, previous_sn_verdict).

@@ -57,15 +57,10 @@ func newSamples(at time.Time) *samples {
 		FollowerCount:      &followers,
 	}
 	s.stats = &CampaignStats{
-		Prospects:           120,
-		ProspectsByStatus:   map[string]int{"pending": 40, "connection_sent": 38, "connected": 22, "messaged": 12, "replied": 8},
-		InvitesSent:         80,
-		ConnectionsAccepted: 42,
-		MessagesSent:        51,
-		Replies:             8,
-		PositiveReplies:     5,
-		NegativeReplies:     2,
-		Bookings:            2,
+		Prospects:         120,
+		ProspectsByStatus: map[string]int{"pending": 40, "connection_sent": 38, "connected": 22, "messaged": 12, "replied": 8},
+		ActivityTotals: ActivityTotals{InvitesSent: 80, ConnectionsAccepted: 42, MessagesSent: 51, Replies: 8,
+			PositiveReplies: 5, NegativeReplies: 2, Bookings: 2},
 	}
 	s.campaign = &CampaignBlock{ID: NewID("cmp"), Name: "Q4 Heads of Growth DACH", Stats: s.stats}
 	s.conversation = []ConversationTurn{
@@ -203,7 +198,7 @@ func (s *samples) reportData(k EventKind, d *EventData) bool {
 			Type:     ReportTypeWeeklySummary,
 			Period:   at.AddDate(0, 0, -7).Format(time.DateOnly) + "/" + yesterday,
 			ShareURL: ReportURL(sampleBaseURL, ReportTypeWeeklySummary, at.AddDate(0, 0, -7).Format(time.DateOnly)),
-			Stats:    &ReportStats{InvitesSent: 140, ConnectionsAccepted: 61, MessagesSent: 95, Replies: 17, PositiveReplies: 9, NegativeReplies: 4, Bookings: 3, InvitesWithdrawn: 12},
+			Stats:    &ReportStats{ActivityTotals: ActivityTotals{InvitesSent: 140, ConnectionsAccepted: 61, MessagesSent: 95, Replies: 17, PositiveReplies: 9, NegativeReplies: 4, Bookings: 3}, InvitesWithdrawn: 12},
 		}
 	case EventMarketAnalysisGenerated:
 		d.Report = &ReportBlock{Type: ReportTypeMarketAnalysis, Period: yesterday, ShareURL: ReportURL(sampleBaseURL, ReportTypeMarketAnalysis, yesterday)}
@@ -211,7 +206,7 @@ func (s *samples) reportData(k EventKind, d *EventData) bool {
 		d.Report = &ReportBlock{
 			Type:   ReportTypeDailyDigest,
 			Period: yesterday,
-			Stats:  &ReportStats{InvitesSent: 20, ConnectionsAccepted: 9, MessagesSent: 14, Replies: 3, PositiveReplies: 2, NegativeReplies: 1, Bookings: 1, InvitesWithdrawn: 2},
+			Stats:  &ReportStats{ActivityTotals: ActivityTotals{InvitesSent: 20, ConnectionsAccepted: 9, MessagesSent: 14, Replies: 3, PositiveReplies: 2, NegativeReplies: 1, Bookings: 1}, InvitesWithdrawn: 2},
 		}
 	default:
 		return false

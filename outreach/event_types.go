@@ -133,11 +133,12 @@ func typeSchema(t reflect.Type) map[string]any {
 	case reflect.Struct:
 		props := map[string]any{}
 		required := []string{}
-		for i := range t.NumField() {
-			f := t.Field(i)
+		// VisibleFields lists an embedded struct's fields right after it, in order, as
+		// encoding/json flattens them (ActivityTotals in CampaignStats and ReportStats).
+		for _, f := range reflect.VisibleFields(t) {
 			tag := f.Tag.Get("json")
 			name, opts, _ := strings.Cut(tag, ",")
-			if name == "-" || !f.IsExported() {
+			if name == "-" || !f.IsExported() || (f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct) {
 				continue
 			}
 			if name == "" {

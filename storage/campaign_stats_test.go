@@ -65,7 +65,7 @@ func TestEventsCarryCampaignStats(t *testing.T) {
 	if first := added[0]; first.Prospects != 2 || first.ProspectsByStatus["pending"] != 2 || first.InvitesSent != 0 {
 		t.Errorf("first push stats = %+v", *first)
 	}
-	want := outreach.CampaignStats{Prospects: 3, InvitesSent: 2, Replies: 1, PositiveReplies: 1, Bookings: 1}
+	want := outreach.CampaignStats{Prospects: 3, ActivityTotals: outreach.ActivityTotals{InvitesSent: 2, Replies: 1, PositiveReplies: 1, Bookings: 1}}
 	for name, s := range map[string]*outreach.CampaignStats{"second push": added[2], "bare block": bare} {
 		if s.Prospects != want.Prospects || s.InvitesSent != want.InvitesSent || s.Replies != want.Replies ||
 			s.PositiveReplies != want.PositiveReplies || s.NegativeReplies != 0 || s.Bookings != want.Bookings ||

@@ -394,13 +394,9 @@ func campaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outre
 	st := outreach.CampaignStats{ProspectsByStatus: map[string]int{}}
 	err := tx.QueryRow(ctx, `SELECT
 		(SELECT coalesce(jsonb_object_agg(status, n), '{}') FROM prospect_counts
-			WHERE campaign_id = $1 AND org_id = $2 AND n > 0),
-		coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
-		coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
-		coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0)
+			WHERE campaign_id = $1 AND org_id = $2 AND n > 0), `+activityTotalsSQL+`
 		FROM activity_daily WHERE campaign_id = $1 AND org_id = $2`, campaignID, orgID,
-	).Scan(&st.ProspectsByStatus, &st.InvitesSent, &st.ConnectionsAccepted, &st.MessagesSent, &st.Replies,
-		&st.PositiveReplies, &st.NegativeReplies, &st.Bookings)
+	).Scan(append([]any{&st.ProspectsByStatus}, activityTotalsDest(&st.ActivityTotals)...)...)
 	for _, n := range st.ProspectsByStatus {
 		st.Prospects += n
 	}

@@ -69,14 +69,22 @@ func (tx *Tx) ClaimDigest(ctx context.Context, orgID string, day, now time.Time)
 // activity over the UTC days from..to inclusive.
 func (tx *Tx) PeriodCounts(ctx context.Context, orgID string, from, to time.Time) (outreach.ReportStats, error) {
 	var st outreach.ReportStats
-	err := tx.QueryRow(ctx, `SELECT coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
-			coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
-			coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0), coalesce(sum(invites_withdrawn), 0)
+	err := tx.QueryRow(ctx, `SELECT `+activityTotalsSQL+`, coalesce(sum(invites_withdrawn), 0)
 		FROM activity_daily WHERE org_id = $1 AND day >= $2::date AND day <= $3::date`,
 		orgID, from.Format(time.DateOnly), to.Format(time.DateOnly)).
-		Scan(&st.InvitesSent, &st.ConnectionsAccepted, &st.MessagesSent, &st.Replies, &st.PositiveReplies,
-			&st.NegativeReplies, &st.Bookings, &st.InvitesWithdrawn)
+		Scan(append(activityTotalsDest(&st.ActivityTotals), &st.InvitesWithdrawn)...)
 	return st, err
+}
+
+// activityTotalsSQL sums activity_daily's seven shared counters, in the order activityTotalsDest
+// scans them (outreach.ActivityTotals: a campaign's stats and a report's).
+const activityTotalsSQL = `coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
+	coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
+	coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0)`
+
+func activityTotalsDest(a *outreach.ActivityTotals) []any {
+	return []any{&a.InvitesSent, &a.ConnectionsAccepted, &a.MessagesSent, &a.Replies, &a.PositiveReplies,
+		&a.NegativeReplies, &a.Bookings}
 }
 
 // ContentOrgs lists organizations with a connected LinkedIn seat, and that seat's name.
