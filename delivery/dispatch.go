@@ -218,13 +218,14 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 		h.metrics.inFlight.WithLabelValues(budget).Set(float64(running))
 		limit := min(capacity-held, h.cfg.ClaimBatch, h.sched.activeRoom(active, saturated, queued))
 		if limit > 0 {
+			started := time.Now()
 			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
 				Skip: saturated, PerDestination: h.sched.queueCap(), Queued: queued})
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				if outage, wait := h.health.check("claiming deliveries", err); outage {
+				if outage, wait := h.health.check("claiming deliveries", started, err); outage {
 					if !sleep(ctx, wait) {
 						return ctx.Err()
 					}
@@ -232,7 +233,7 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 				}
 				h.log.Warn("delivery: claim failed", "err", err)
 			} else {
-				h.health.ok()
+				h.health.ok(started)
 			}
 			for _, it := range h.sched.add(retries, cs) {
 				go h.deliver(ctx, it)

@@ -22,7 +22,7 @@ func (h *Hub) listen(ctx context.Context) error {
 			return ctx.Err()
 		}
 		wait := backoff
-		if outage, w := h.health.check("listening for notifications", err); outage {
+		if outage, w := h.health.check("listening for notifications", time.Now(), err); outage {
 			wait = w // the database is away: one log line for the whole outage (dbHealth)
 		} else {
 			h.log.Warn("delivery listener lost its connection; reconnecting", "err", err, "in", backoff)
@@ -37,6 +37,7 @@ func (h *Hub) listen(ctx context.Context) error {
 // listenOnce connects, listens and turns notifications into wake-ups until the connection
 // fails; connected runs once it listens.
 func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
+	started := time.Now()
 	conn, err := pgx.ConnectConfig(ctx, h.store.Pool().Config().ConnConfig.Copy())
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -45,7 +46,7 @@ func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{storage.NotifyDeliveries}.Sanitize()); err != nil {
 		return fmt.Errorf("listen %s: %w", storage.NotifyDeliveries, err)
 	}
-	h.health.ok()
+	h.health.ok(started)
 	connected()
 	for {
 		h.wake(h.wakeFirst)()

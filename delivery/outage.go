@@ -47,12 +47,19 @@ func (d *dbHealth) failed(where string, err error) time.Duration {
 	return min(wait, outageBackoffMax)
 }
 
-// ok records a successful round trip; the first after an outage logs the recovery.
-func (d *dbHealth) ok() {
+// ok records a successful round trip that began at started; the first after an outage logs the
+// recovery. A round trip that began before the outage was seen proves nothing about now: when
+// the server shuts down, a claim already running on a backend not yet terminated can succeed
+// just after another loop's connection failed, and counting it would log a recovery and a second
+// outage within a millisecond.
+func (d *dbHealth) ok(started time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.failing {
 		d.failures = 0
+		return
+	}
+	if started.Before(d.since) {
 		return
 	}
 	d.log.Info("delivery: the database answers again; the hub resumes",
@@ -60,11 +67,12 @@ func (d *dbHealth) ok() {
 	d.failing, d.failures = false, 0
 }
 
-// check reports err (nil or not) and says whether it was an outage, with the wait before the
-// next try; errors that are not outages are left to the caller (handled false).
-func (d *dbHealth) check(where string, err error) (handled bool, wait time.Duration) {
+// check reports err (nil or not) of a round trip that began at started and says whether it was
+// an outage, with the wait before the next try; errors that are not outages are left to the
+// caller (handled false).
+func (d *dbHealth) check(where string, started time.Time, err error) (handled bool, wait time.Duration) {
 	if err == nil {
-		d.ok()
+		d.ok(started)
 		return false, 0
 	}
 	if !storage.IsUnavailable(err) {

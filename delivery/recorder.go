@@ -109,10 +109,11 @@ func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) boo
 	backoff := 50 * time.Millisecond
 	for {
 		tctx, cancel := context.WithTimeout(ctx, recordTry)
+		started := time.Now()
 		err := r.store.RecordAttempts(tctx, batch)
 		cancel()
 		if err == nil {
-			r.health.ok()
+			r.health.ok(started)
 			r.written()
 			return true
 		}
@@ -120,7 +121,7 @@ func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) boo
 			return false
 		}
 		wait := backoff
-		if outage, w := r.health.check("recording attempts", err); outage {
+		if outage, w := r.health.check("recording attempts", started, err); outage {
 			wait = w
 		} else {
 			r.log.Warn("delivery: recording attempts failed", "n", len(batch), "err", err)
@@ -139,9 +140,10 @@ func (h *Hub) stats(ctx context.Context) error {
 	lastPrune := time.Time{}
 	health := newHealthLog(h.log)
 	for {
+		started := time.Now()
 		st, err := h.store.QueueStats(ctx)
 		if err == nil {
-			h.health.ok()
+			h.health.ok(started)
 			health.observe(ctx, h.store, st)
 			h.metrics.queueDepth.WithLabelValues("pending").Set(float64(st.Pending))
 			h.metrics.queueDepth.WithLabelValues("due").Set(float64(st.Due))
@@ -150,14 +152,15 @@ func (h *Hub) stats(ctx context.Context) error {
 				h.metrics.failing.WithLabelValues(k).Set(float64(st.FailingBy[k]))
 			}
 		} else if ctx.Err() == nil {
-			if outage, _ := h.health.check("queue gauges", err); !outage {
+			if outage, _ := h.health.check("queue gauges", started, err); !outage {
 				h.log.Warn("delivery: queue stats", "err", err)
 			}
 		}
 		if err == nil && time.Since(lastPrune) > time.Minute {
 			lastPrune = time.Now()
+			started = lastPrune
 			if _, err := h.store.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil && ctx.Err() == nil {
-				if outage, _ := h.health.check("pruning dedupe keys", err); !outage {
+				if outage, _ := h.health.check("pruning dedupe keys", started, err); !outage {
 					h.log.Warn("delivery: prune dedupe keys", "err", err)
 				}
 			}
