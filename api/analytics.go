@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -28,16 +29,11 @@ func (s *Server) getAnalytics(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
+// dailyRowJSON is one day of GET /analytics/daily: its date, then the eight counters of a
+// report (the embedded fields encode in place, in order).
 type dailyRowJSON struct {
-	Date                string `json:"date"`
-	InvitesSent         int64  `json:"invites_sent"`
-	ConnectionsAccepted int64  `json:"connections_accepted"`
-	MessagesSent        int64  `json:"messages_sent"`
-	Replies             int64  `json:"replies"`
-	PositiveReplies     int64  `json:"positive_replies"`
-	NegativeReplies     int64  `json:"negative_replies"`
-	Bookings            int64  `json:"bookings"`
-	InvitesWithdrawn    int64  `json:"invites_withdrawn"`
+	Date string `json:"date"`
+	outreach.ReportStats
 }
 
 // getAnalyticsDaily is GET /analytics/daily. Its errors use the plain shape {"error": "..."}
@@ -55,11 +51,7 @@ func (s *Server) getAnalyticsDaily(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]dailyRowJSON, 0, len(rows))
 	for _, d := range rows {
-		data = append(data, dailyRowJSON{
-			Date: d.Day.Format(time.DateOnly), InvitesSent: d.InvitesSent, ConnectionsAccepted: d.ConnectionsAccepted,
-			MessagesSent: d.MessagesSent, Replies: d.Replies, PositiveReplies: d.PositiveReplies,
-			NegativeReplies: d.NegativeReplies, Bookings: d.Bookings, InvitesWithdrawn: d.InvitesWithdrawn,
-		})
+		data = append(data, dailyRowJSON{Date: d.Day.Format(time.DateOnly), ReportStats: d.ReportStats})
 	}
 	meta := map[string]any{"from": q.From.Format(time.DateOnly), "to": q.To.Format(time.DateOnly), "timezone": "UTC"}
 	if q.From.Before(storage.SentimentSplitFrom) {

@@ -70,17 +70,10 @@ type DailyQuery struct {
 	AccountID  string
 }
 
-// DailyRow is one UTC day of GET /analytics/daily.
+// DailyRow is one UTC day of GET /analytics/daily: the counters of a report, for that day.
 type DailyRow struct {
-	Day                 time.Time
-	InvitesSent         int64
-	ConnectionsAccepted int64
-	MessagesSent        int64
-	Replies             int64
-	PositiveReplies     int64
-	NegativeReplies     int64
-	Bookings            int64
-	InvitesWithdrawn    int64
+	Day time.Time
+	outreach.ReportStats
 }
 
 // DailyAnalytics returns one row per UTC day from q.From to q.To, zero-filled, counting only
@@ -108,8 +101,7 @@ func (s *Store) DailyAnalytics(ctx context.Context, q DailyQuery) ([]DailyRow, e
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DailyRow, error) {
 		var r DailyRow
-		err := row.Scan(&r.Day, &r.InvitesSent, &r.ConnectionsAccepted, &r.MessagesSent, &r.Replies,
-			&r.PositiveReplies, &r.NegativeReplies, &r.Bookings, &r.InvitesWithdrawn)
+		err := row.Scan(append(append([]any{&r.Day}, activityTotalsDest(&r.ActivityTotals)...), &r.InvitesWithdrawn)...)
 		return r, err
 	})
 	if err != nil {

@@ -81,10 +81,10 @@ var activitySeries = []struct {
 	Name, Color string
 	Get         func(storage.DailyRow) int64
 }{
-	{"Invites sent", "#1f6f78", func(r storage.DailyRow) int64 { return r.InvitesSent }},
-	{"Connections accepted", "#6aa84f", func(r storage.DailyRow) int64 { return r.ConnectionsAccepted }},
-	{"Messages sent", "#e0a526", func(r storage.DailyRow) int64 { return r.MessagesSent }},
-	{"Replies", "#b4548c", func(r storage.DailyRow) int64 { return r.Replies }},
+	{"Invites sent", "#1f6f78", func(r storage.DailyRow) int64 { return int64(r.InvitesSent) }},
+	{"Connections accepted", "#6aa84f", func(r storage.DailyRow) int64 { return int64(r.ConnectionsAccepted) }},
+	{"Messages sent", "#e0a526", func(r storage.DailyRow) int64 { return int64(r.MessagesSent) }},
+	{"Replies", "#b4548c", func(r storage.DailyRow) int64 { return int64(r.Replies) }},
 }
 
 // activityChart draws grouped daily bars of a campaign's activity, one group per day.
