@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,6 +37,23 @@ func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.D
 		t.Fatal(err)
 	}
 	return res.Created, res.Collapsed
+}
+
+// queueMirrorsPending checks the dispatch queue's invariant (migration 082): a delivery is pending
+// if and only if it has a queue row, with the same attempts. Every statement keeps it at commit,
+// so it holds in a consistent snapshot whatever other tests run at the same time.
+func queueMirrorsPending(t *testing.T, st *storage.Store) {
+	t.Helper()
+	var bad []string
+	if err := st.Pool().QueryRow(context.Background(), `SELECT coalesce(array_agg(coalesce(d.id, q.delivery_id)), '{}')
+		FROM deliveries d FULL JOIN delivery_queue q ON q.delivery_id = d.id
+		WHERE (d.status = 'pending') IS DISTINCT FROM (q.delivery_id IS NOT NULL AND d.id IS NOT NULL)
+		   OR q.attempts <> d.attempts`).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("deliveries whose queue row does not match their state: %v", bad)
+	}
 }
 
 func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
@@ -133,10 +151,12 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 		if err := st.RecordAttempts(ctx, recs[:1]); err != nil {
 			t.Fatal(err)
 		}
+		queueMirrorsPending(t, st)
 		retries, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
 		if err != nil || len(retries) != 1 || retries[0].ID != got[1].ID || retries[0].Attempts != 1 {
 			t.Fatalf("retry claim = %+v, %v", retries, err)
 		}
+		queueMirrorsPending(t, st)
 	})
 
 	t.Run("resend and recover", func(t *testing.T) {
@@ -153,6 +173,27 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 		d, _ := st.GetDelivery(ctx, org.ID, list[0].ID)
 		if d.Status != storage.DeliveryPending || d.MaxAttempts != d.Attempts+4 {
 			t.Errorf("recovered: %+v", d)
+		}
+		queueMirrorsPending(t, st)
+		// A succeeded delivery resent is pending again, and due now in the retry budget.
+		done, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{Status: storage.DeliverySucceeded, Limit: 10})
+		if err != nil || len(done) != 1 {
+			t.Fatalf("succeeded deliveries: %d, %v", len(done), err)
+		}
+		if err := st.ResendDelivery(ctx, org.ID, done[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		queueMirrorsPending(t, st)
+		retries, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range retries {
+			ids = append(ids, c.ID)
+		}
+		if !slices.Contains(ids, done[0].ID) || !slices.Contains(ids, list[0].ID) {
+			t.Errorf("the retry budget claimed %v; want the resent %s and the recovered %s", ids, done[0].ID, list[0].ID)
 		}
 	})
 }
@@ -221,10 +262,19 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	if n := count("deliveries", "destination_id = $1", dests[0]); n != 1 {
 		t.Fatalf("%d deliveries left after a refused delete, want 1", n)
 	}
+	// One more event, still pending when its destinations are deleted: it fails with them and
+	// leaves the dispatch queue.
+	if c, _ := fanOut(t, st, org.ID, "pending", time.Hour, dests...); c != 2 {
+		t.Fatalf("fan-out of the pending event wrote %d deliveries, want 2", c)
+	}
 	for i, id := range dests {
 		if err := st.DeleteDestination(ctx, org.ID, id); err != nil {
 			t.Fatal(err)
 		}
+		if n := count("delivery_queue", "destination_id = $1", id); n != 0 {
+			t.Errorf("%d queue rows of the deleted destination left", n)
+		}
+		queueMirrorsPending(t, st)
 		if n := count("delivery_dedupe", "destination_id = $1", id); n != 0 {
 			t.Errorf("%d dedupe keys of the deleted destination left", n)
 		}

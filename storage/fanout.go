@@ -229,7 +229,10 @@ WITH input AS (
            i.max_attempts, now(), i.emitted_at
     FROM input i WHERE i.delivery_id IN (SELECT delivery_id FROM kept)
     ON CONFLICT (event_id, destination_id) DO NOTHING
-    RETURNING event_id
+    RETURNING id, destination_id, event_id, next_attempt_at
+), q AS (
+    INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
+    SELECT id, destination_id, 0, next_attempt_at FROM ins
 ), body AS (
     INSERT INTO delivery_payloads (event_id, payload)
     SELECT b.event_id, b.payload FROM unnest($9::text[], $10::bytea[]) AS b(event_id, payload)

@@ -58,6 +58,7 @@ func TestMigrateFansOutWhatTheOldConsumerLeft(t *testing.T) {
 			got = append(got, id)
 		}
 		rows.Close()
+		queueMirrorsPending(t, st) // the caught-up deliveries are in the dispatch queue
 		want := []string{outreach.DeliveryID(events[2].ID, dst.ID), outreach.DeliveryID(events[3].ID, dst.ID)}
 		if len(got) != 2 || got[0] != min(want[0], want[1]) || got[1] != max(want[0], want[1]) {
 			t.Fatalf("start %d: deliveries %v, want those of the two unread events %v", pass+1, got, want)
