@@ -213,7 +213,7 @@ func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at ti
 	}
 	// Walks the budget's partial index in due order and stops at the first row that counts; a
 	// min() over a join read every pending row (15 ms a call with 2,000 deliveries in flight).
-	err = s.pool.QueryRow(ctx, `SELECT d.next_attempt_at FROM delivery_queue d
+	err = s.async.QueryRow(ctx, `SELECT d.next_attempt_at FROM delivery_queue d
 		WHERE d.`+cond+` AND d.destination_id <> ALL($1::text[])
 		  AND EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = d.destination_id AND dst.enabled)
 		ORDER BY d.next_attempt_at LIMIT 1`, skip).Scan(&at)
@@ -343,7 +343,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 			DELETE FROM delivery_queue q USING u
 			WHERE q.delivery_id = u.id AND u.status <> 'pending' AND q.attempts < u.attempt
 		)
-		UPDATE delivery_queue q SET attempts = u.attempt, next_attempt_at = u.next
+		UPDATE delivery_queue q SET attempts = u.attempt, next_attempt_at = coalesce(u.next, now())
 		FROM u WHERE q.delivery_id = u.id AND u.status = 'pending' AND q.attempts < u.attempt`,
 		delID, status, attempt, next)
 	if len(hIDs) > 0 {
