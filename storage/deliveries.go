@@ -363,6 +363,15 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	return nil
 }
 
+// requeueDue is the CTE that puts the deliveries a statement's CTE u returned (id,
+// destination_id, attempts) back in the dispatch queue, due now: a finished one gets its queue row
+// again, a pending one keeps its row, brought forward.
+const requeueDue = `q AS (
+		INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
+		SELECT id, destination_id, attempts, now() FROM u
+		ON CONFLICT (delivery_id) DO UPDATE SET next_attempt_at = now()
+	)`
+
 // ResendDelivery schedules one more attempt of a delivery of orgID now, whatever its state, with
 // trigger 'manual'. A finished delivery gets exactly one more attempt; a pending one keeps its
 // remaining budget and is brought forward. One the retention policy removed is refused with
@@ -375,11 +384,7 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		WHERE id = $1 AND org_id = $2
 		  AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
 		RETURNING id, destination_id, attempts
-	), q AS (
-		INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
-		SELECT id, destination_id, attempts, now() FROM u
-		ON CONFLICT (delivery_id) DO UPDATE SET next_attempt_at = now()
-	)
+	), `+requeueDue+`
 	SELECT pg_notify('deliveries', '') FROM u`, deliveryID, orgID)
 	if err != nil {
 		return fmt.Errorf("resend %s: %w", deliveryID, err)
@@ -409,11 +414,7 @@ func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID stri
 			AND ($5 = '' OR destination_id = $5)
 			AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
 			RETURNING id, destination_id, attempts
-	), q AS (
-		INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
-		SELECT id, destination_id, attempts, now() FROM u
-		ON CONFLICT (delivery_id) DO UPDATE SET next_attempt_at = now()
-	)
+	), `+requeueDue+`
 	SELECT count(*)::int FROM u`, orgID, from, to, attempts, destinationID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("recover deliveries: %w", err)
