@@ -70,6 +70,17 @@ type DailyQuery struct {
 	AccountID  string
 }
 
+// activityTotalsSQL sums activity_daily's seven shared counters, in the order activityTotalsDest
+// scans them (outreach.ActivityTotals: a campaign's stats and a report's).
+const activityTotalsSQL = `coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
+	coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
+	coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0)`
+
+func activityTotalsDest(a *outreach.ActivityTotals) []any {
+	return []any{&a.InvitesSent, &a.ConnectionsAccepted, &a.MessagesSent, &a.Replies, &a.PositiveReplies,
+		&a.NegativeReplies, &a.Bookings}
+}
+
 // DailyRow is one UTC day of GET /analytics/daily: the counters of a report, for that day.
 type DailyRow struct {
 	Day time.Time

@@ -76,17 +76,6 @@ func (tx *Tx) PeriodCounts(ctx context.Context, orgID string, from, to time.Time
 	return st, err
 }
 
-// activityTotalsSQL sums activity_daily's seven shared counters, in the order activityTotalsDest
-// scans them (outreach.ActivityTotals: a campaign's stats and a report's).
-const activityTotalsSQL = `coalesce(sum(invites_sent), 0), coalesce(sum(connections_accepted), 0),
-	coalesce(sum(messages_sent), 0), coalesce(sum(replies), 0), coalesce(sum(positive_replies), 0),
-	coalesce(sum(negative_replies), 0), coalesce(sum(bookings), 0)`
-
-func activityTotalsDest(a *outreach.ActivityTotals) []any {
-	return []any{&a.InvitesSent, &a.ConnectionsAccepted, &a.MessagesSent, &a.Replies, &a.PositiveReplies,
-		&a.NegativeReplies, &a.Bookings}
-}
-
 // ContentOrgs lists organizations with a connected LinkedIn seat, and that seat's name.
 func (s *Store) ContentOrgs(ctx context.Context) ([]LinkedInAccount, error) {
 	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (org_id) `+linkedInAccountColumns+` FROM linkedin_accounts
