@@ -601,8 +601,8 @@ func TestRecoverAndResendThroughTheHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
-		status, attempts, max_attempts, emitted_at, created_at, last_status_code, last_error)
-		VALUES ('dlv_recover1', $1, $2, 'evt_1', 'invite_sent', '\x01', 'failed', 4, 4, $3, $3, 500, 'HTTP 500')`,
+		status, failed_at, attempts, max_attempts, emitted_at, created_at, last_status_code, last_error)
+		VALUES ('dlv_recover1', $1, $2, 'evt_1', 'invite_sent', '\x01', 'failed', $3, 4, 4, $3, $3, 500, 'HTTP 500')`,
 		org.ID, id, yesterday); err != nil {
 		t.Fatal(err)
 	}

@@ -331,6 +331,9 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),
 			delivered_at = CASE WHEN u.status = 'succeeded' THEN u.at ELSE d.delivered_at END,
+			-- NULL unless given up, so a success leaves it as it was and the row is rewritten HOT
+			-- (migration 083).
+			failed_at = CASE WHEN u.status = 'failed' THEN u.at END,
 			last_status_code = u.code, last_error = u.err
 		FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[])
 			AS u(id, status, attempt, next, at, code, err)
@@ -380,7 +383,7 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 	tag, err := s.pool.Exec(ctx, `WITH u AS (
 		UPDATE deliveries SET
 			max_attempts = CASE WHEN status = 'pending' THEN greatest(max_attempts, attempts + 1) ELSE attempts + 1 END,
-			status = 'pending', next_attempt_at = now(), next_trigger = 'manual', updated_at = now()
+			status = 'pending', failed_at = NULL, next_attempt_at = now(), next_trigger = 'manual', updated_at = now()
 		WHERE id = $1 AND org_id = $2
 		  AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
 		RETURNING id, destination_id, attempts
@@ -408,9 +411,9 @@ func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID stri
 	}
 	var n int
 	err := s.pool.QueryRow(ctx, `WITH u AS (
-		UPDATE deliveries SET status = 'pending', max_attempts = attempts + $4, next_attempt_at = now(),
+		UPDATE deliveries SET status = 'pending', failed_at = NULL, max_attempts = attempts + $4, next_attempt_at = now(),
 			next_trigger = 'manual', updated_at = now()
-		WHERE org_id = $1 AND status = 'failed' AND created_at >= $2 AND created_at < $3
+		WHERE org_id = $1 AND failed_at IS NOT NULL AND created_at >= $2 AND created_at < $3
 			AND ($5 = '' OR destination_id = $5)
 			AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
 			RETURNING id, destination_id, attempts

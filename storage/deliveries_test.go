@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
@@ -380,5 +382,53 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 	rest, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
 	if err != nil || len(rest) != 4 {
 		t.Fatalf("second claim: %d rows, %v; want the 4 left", len(rest), err)
+	}
+}
+
+// TestRecordRewritesDeliveriesHeapOnly guards migration 083: recording an attempt rewrites the
+// delivery row, and PostgreSQL writes that version without new index entries (HOT) only while no
+// index of deliveries has, in its key or its predicate, a column a successful record changes.
+// An index on one of them would triple the record's cost without failing any other test.
+func TestRecordRewritesDeliveriesHeapOnly(t *testing.T) {
+	ctx := context.Background()
+	st := testenv.Store(t)
+	changedBySuccess := []string{"status", "attempts", "next_attempt_at", "next_trigger", "updated_at",
+		"delivered_at", "last_status_code", "last_error"}
+	rows, err := st.Pool().Query(ctx, `SELECT i.indexrelid::regclass::text, a.attname
+		FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) AS k(attnum)
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE i.indrelid = 'deliveries'::regclass
+		UNION ALL
+		SELECT i.indexrelid::regclass::text, pg_get_expr(i.indpred, i.indrelid) || ' ' || coalesce(pg_get_expr(i.indexprs, i.indrelid), '')
+		FROM pg_index i WHERE i.indrelid = 'deliveries'::regclass AND (i.indpred IS NOT NULL OR i.indexprs IS NOT NULL)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var index, text string
+		if err := rows.Scan(&index, &text); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		for _, word := range strings.FieldsFunc(text, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) }) {
+			if slices.Contains(changedBySuccess, word) {
+				t.Errorf("index %s uses %s, which every successful attempt changes: its record can no longer be a heap-only update", index, word)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if seen < 4 {
+		t.Fatalf("read %d index columns of deliveries, want at least the four indexes' (the catalog query is wrong)", seen)
+	}
+	var fillfactor string
+	if err := st.Pool().QueryRow(ctx, `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'deliveries'::regclass`).Scan(&fillfactor); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fillfactor, "fillfactor=50") {
+		t.Errorf("deliveries reloptions %q: want fillfactor=50, room on each page for the recorded version of its rows", fillfactor)
 	}
 }

@@ -200,7 +200,7 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 			return outreach.NotFound("destination %s", id)
 		}
 		b := &pgx.Batch{}
-		b.Queue(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now(),
+		b.Queue(`UPDATE deliveries SET status = 'failed', failed_at = now(), next_attempt_at = NULL, updated_at = now(),
 			last_error = 'destination deleted' WHERE destination_id = $1 AND status = 'pending'`, id)
 		b.Queue(`DELETE FROM delivery_queue WHERE destination_id = $1`, id)
 		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)

@@ -164,12 +164,13 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 	for i, status := range []string{"failed", "succeeded", "pending"} {
 		mustExec(`INSERT INTO delivery_payloads (event_id, payload) VALUES ($1, '{}')`, fmt.Sprintf("evt_%d", i))
 		mustExec(`INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status,
-			attempts, emitted_at, created_at) VALUES ($1, $2, $3, $4, 'invite_sent', $5, $6, 1, $7, $7)`,
+			failed_at, attempts, emitted_at, created_at)
+			VALUES ($1, $2, $3, $4, 'invite_sent', $5, $6, CASE WHEN $6 = 'failed' THEN $7::timestamptz END, 1, $7, $7)`,
 			fmt.Sprintf("dlv_%d", i), org, d1.ID, fmt.Sprintf("evt_%d", i), []byte{byte(i)}, status, base.Add(time.Duration(i)*time.Hour))
 	}
 	mustExec(`INSERT INTO delivery_payloads (event_id, payload) VALUES ('evt_x', '{}')`)
 	mustExec(`INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status,
-		emitted_at, created_at) VALUES ('dlv_x', $1, $2, 'evt_x', 'invite_sent', '\x09', 'failed', $3, $3)`, org, d2.ID, base)
+		failed_at, emitted_at, created_at) VALUES ('dlv_x', $1, $2, 'evt_x', 'invite_sent', '\x09', 'failed', $3, $3, $3)`, org, d2.ID, base)
 	for i := range 5 {
 		mustExec(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger,
 			at, url, status_code, error, duration_ms) VALUES ('dlv_0', $1, $2, 'evt_0', 'invite_sent', $3, 'scheduled', $4,

@@ -105,11 +105,11 @@ func seedDeliveries(t testing.TB, e *env, orgID string) []string {
 	}
 	seed := `WITH d AS (
 			SELECT g, $2::text[] AS ids FROM generate_series(1, 100000) g)
-		INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status, attempts,
+		INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key, status, failed_at, attempts,
 			emitted_at, created_at, updated_at, delivered_at, last_status_code, last_error)
 		SELECT 'dlv_' || lpad(g::text, 26, '0'), $1, ids[1 + g % 10], 'evt_' || lpad(g::text, 26, '0'),
 			(ARRAY['lead_accepted','prospect_added','invite_sent','reply_received'])[1 + g % 4], sha256(g::text::bytea),
-			CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 1,
+			CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, CASE WHEN g % 10 = 0 THEN now() END, 1,
 			now() - make_interval(secs => g * 0.85), now() - make_interval(secs => g * 0.85), now(),
 			CASE WHEN g % 10 = 0 THEN NULL ELSE now() END, CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END,
 			CASE WHEN g % 10 = 0 THEN 'HTTP 500' END
