@@ -5,8 +5,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
@@ -19,6 +22,16 @@ const migrationLock = 7_203_114_001
 // Migrate applies every embedded migration not yet recorded, each in its own transaction, and
 // initializes the outbox table. Concurrent callers wait for each other on an advisory lock.
 func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.applyMigrations(ctx); err != nil {
+		return err
+	}
+	// After the migrations' connection went back to the pool: a one-shot process (the operator
+	// CLI) then does all its work on one connection instead of opening a second one here.
+	return s.initOutbox(ctx)
+}
+
+// applyMigrations applies the migrations not yet recorded, under the migration lock.
+func (s *Store) applyMigrations(ctx context.Context) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: acquire: %w", err)
@@ -38,13 +51,17 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	sort.Strings(names)
+	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("migrate: read applied versions: %w", err)
+	}
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("migrate: read applied versions: %w", err)
+	}
 	for _, name := range names {
 		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
-		var done bool
-		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&done); err != nil {
-			return fmt.Errorf("migrate: check %s: %w", version, err)
-		}
-		if done {
+		if slices.Contains(applied, version) {
 			continue
 		}
 		body, err := migrationFiles.ReadFile(name)
@@ -67,5 +84,5 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: commit %s: %w", version, err)
 		}
 	}
-	return s.initOutbox(ctx)
+	return nil
 }

@@ -150,7 +150,9 @@ func (s *Store) notifyDeliveries() {
 	send := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, _ = s.pool.Exec(ctx, `SELECT pg_notify($1, '')`, NotifyDeliveries)
+		// No arguments: pgx sends it in the simple protocol, one round trip even on a new
+		// connection (a statement with arguments is prepared first, a second round trip).
+		_, _ = s.pool.Exec(ctx, `NOTIFY `+NotifyDeliveries)
 	}
 	for {
 		select {

@@ -232,6 +232,10 @@ type result struct {
 	// serverLag is the mean of the server's outreachd_delivery_lag_seconds over the phase: from
 	// the delivery's emitted_at (stamped just before the fan-out and COMMIT) to the 2xx.
 	serverLag time.Duration
+	// fromCommit is, per event of the one-at-a-time phases, the time from the COMMIT of the
+	// transaction that wrote the event (PostgreSQL's commit timestamp of its payload row) to its
+	// arrival; empty when the server does not track commit timestamps.
+	fromCommit bench.Summary
 }
 
 func runDelivery(bin, base string, o options) {
@@ -425,7 +429,14 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 		r.offered = "operator CLI (another process): campaign set-status active"
 	}
 	var campaigns []string
-	var rec bench.Recorder
+	var rec, fromCommit bench.Recorder
+	commits, err := sc.db.commitClock(ctx)
+	if err != nil {
+		return r, err
+	}
+	if commits != nil {
+		defer commits.Close(context.Background())
+	}
 	lag0, err := sc.srv.lagTotals()
 	if err != nil {
 		return r, err
@@ -449,7 +460,17 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 		if recv.waitFor(c, 1, 10*time.Second) != 1 {
 			return r, fmt.Errorf("one at a time: the event of campaign %s did not arrive", c)
 		}
+		if commits != nil {
+			delivery, arrived, _ := recv.firstOf(c)
+			var committed time.Time
+			if err := commits.QueryRow(ctx, `SELECT pg_xact_commit_timestamp(p.xmin) FROM deliveries d
+				JOIN delivery_payloads p ON p.event_id = d.event_id WHERE d.id = $1`, delivery).Scan(&committed); err != nil {
+				return r, fmt.Errorf("one at a time: commit timestamp of delivery %s: %w", delivery, err)
+			}
+			fromCommit.Add(arrived.Sub(committed))
+		}
 	}
+	r.fromCommit, _, _ = fromCommit.Result()
 	r.push, r.pushFails, _ = rec.Result()
 	r.fig = recv.figuresOf(campaigns)
 	// The recorder observes the lag when it records the 2xx: wait until every one is counted.
@@ -490,6 +511,10 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 		if r.serverLag > 0 {
 			fmt.Fprintf(&b, "- one at a time, %s: %s ms mean from emitted_at (stamped in the committing transaction before its fan-out and COMMIT) to the 2xx (the server's outreachd_delivery_lag_seconds)\n",
 				r.offered, bench.Ms(r.serverLag))
+		}
+		if r.fromCommit.N > 0 {
+			fmt.Fprintf(&b, "- one at a time, %s: from the COMMIT of the event's transaction (PostgreSQL's commit timestamp) to its arrival, p50 %s ms, p99 %s ms\n",
+				r.offered, bench.Ms(r.fromCommit.P50), bench.Ms(r.fromCommit.P99))
 		}
 	}
 	b.WriteString("\n")

@@ -31,6 +31,7 @@ type receiver struct {
 type phaseLog struct {
 	arrivals []time.Time
 	lat      []time.Duration
+	ids      []string // webhook-id (the delivery id), in arrival order
 }
 
 func startReceiver() (*receiver, error) {
@@ -84,6 +85,17 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	}
 	p.arrivals = append(p.arrivals, now)
 	p.lat = append(p.lat, now.Sub(at))
+	p.ids = append(p.ids, id)
+}
+
+// firstOf is the delivery id (webhook-id) and arrival time of campaign's first delivery.
+func (r *receiver) firstOf(campaign string) (delivery string, at time.Time, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.phases[campaign]; p != nil && len(p.arrivals) > 0 {
+		return p.ids[0], p.arrivals[0], true
+	}
+	return "", time.Time{}, false
 }
 
 // count is how many deliveries of campaign arrived so far.

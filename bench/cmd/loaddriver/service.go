@@ -182,6 +182,21 @@ func adminString(bin, dbURL, field string, args ...string) (string, error) {
 	return v, nil
 }
 
+// commitClock connects to the database for reading commit timestamps, or returns nil when the
+// server does not track them (track_commit_timestamp, a server setting that needs a restart).
+func (d *database) commitClock(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return nil, err
+	}
+	var on string
+	if err := c.QueryRow(ctx, `SHOW track_commit_timestamp`).Scan(&on); err != nil || on != "on" {
+		_ = c.Close(ctx)
+		return nil, err
+	}
+	return c, nil
+}
+
 // settle waits until the service has finished the background work an earlier phase left behind
 // (leads still waiting for enrichment, deliveries still pending), so a phase measures its own
 // load and not the previous phase's backlog. It returns how long that took.
