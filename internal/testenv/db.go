@@ -153,7 +153,19 @@ func withDatabaseRaw(base, db string) string {
 func DatabaseURL(t testing.TB) string {
 	t.Helper()
 	base := BaseURL(t)
-	tmpl := template(t, base)
+	return newDatabase(t, base, template(t, base))
+}
+
+// EmptyDatabaseURL creates a fresh database with no tables for this test (upgrade tests migrate it
+// to an old version themselves) and drops it when the test ends.
+func EmptyDatabaseURL(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, BaseURL(t), "template0")
+}
+
+// newDatabase creates a database copied from tmpl on the server at base, dropped when the test ends.
+func newDatabase(t testing.TB, base, tmpl string) string {
+	t.Helper()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	name := "outreachd_t_" + hex.EncodeToString(rnd[:])

@@ -1,0 +1,9 @@
+package storage
+
+import "context"
+
+// MigrateThrough applies the migrations up to and including version, and no later one, for the
+// upgrade tests (package storage_test), which need a database as an older release left it.
+func (s *Store) MigrateThrough(ctx context.Context, version string) error {
+	return s.applyMigrationsThrough(ctx, version)
+}
