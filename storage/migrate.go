@@ -22,16 +22,13 @@ const migrationLock = 7_203_114_001
 // Migrate applies every embedded migration not yet recorded, each in its own transaction, and
 // initializes the outbox table. Concurrent callers wait for each other on an advisory lock.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.applyMigrations(ctx); err != nil {
+	if err := s.applyMigrationsThrough(ctx, ""); err != nil {
 		return err
 	}
 	// After the migrations' connection went back to the pool: a one-shot process (the operator
 	// CLI) then does all its work on one connection instead of opening a second one here.
 	return s.initOutbox(ctx)
 }
-
-// applyMigrations applies the migrations not yet recorded, under the migration lock.
-func (s *Store) applyMigrations(ctx context.Context) error { return s.applyMigrationsThrough(ctx, "") }
 
 // applyMigrationsThrough applies the migrations not yet recorded up to and including version
 // last ("" for all of them), under the migration lock. Upgrade tests stop at an old version.

@@ -113,7 +113,10 @@ func (s *Store) catchUpLegacyFanout(ctx context.Context) error {
 		rows, err := tx.Query(ctx, `SELECT e.uuid, e.payload, coalesce(e.metadata->>$2, '')
 			FROM watermill_events e JOIN `+outboxOffsetsTable+` o ON o.consumer_group = $1
 			WHERE (e.transaction_id, e."offset") > (o.last_processed_transaction_id, o.offset_acked)
-			ORDER BY e.transaction_id, e."offset"`, legacyFanoutGroup, MetaEmittedAt)
+			ORDER BY e.transaction_id, e."offset"
+			-- Two processes starting at once: the second waits here until the first has committed
+			-- (and deleted the position), then reads nothing.
+			FOR UPDATE OF o`, legacyFanoutGroup, MetaEmittedAt)
 		if err != nil {
 			return fmt.Errorf("unread outbox events: %w", err)
 		}
