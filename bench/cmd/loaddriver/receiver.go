@@ -88,14 +88,15 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	p.ids = append(p.ids, id)
 }
 
-// firstOf is the delivery id (webhook-id) and arrival time of campaign's first delivery.
-func (r *receiver) firstOf(campaign string) (delivery string, at time.Time, ok bool) {
+// firstOf is the delivery id (webhook-id) and arrival time of campaign's first delivery, once
+// one arrived (count > 0); zero values before.
+func (r *receiver) firstOf(campaign string) (delivery string, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p := r.phases[campaign]; p != nil && len(p.arrivals) > 0 {
-		return p.ids[0], p.arrivals[0], true
+		return p.ids[0], p.arrivals[0]
 	}
-	return "", time.Time{}, false
+	return "", time.Time{}
 }
 
 // count is how many deliveries of campaign arrived so far.

@@ -49,7 +49,7 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 			return r, fmt.Errorf("one at a time: the event of campaign %s did not arrive", c)
 		}
 		if commits != nil {
-			delivery, arrived, _ := recv.firstOf(c)
+			delivery, arrived := recv.firstOf(c)
 			var committed time.Time
 			if err := commits.QueryRow(ctx, `SELECT pg_xact_commit_timestamp(p.xmin) FROM deliveries d
 				JOIN delivery_payloads p ON p.event_id = d.event_id WHERE d.id = $1`, delivery).Scan(&committed); err != nil {
