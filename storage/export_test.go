@@ -7,3 +7,7 @@ import "context"
 func (s *Store) MigrateThrough(ctx context.Context, version string) error {
 	return s.applyMigrationsThrough(ctx, version)
 }
+
+// PrepareFanout prepares the fan-out's statements on conn as the store does on each new
+// connection, for tests that run the fan-out on a connection of their own.
+var PrepareFanout = prepareFanout

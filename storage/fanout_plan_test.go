@@ -1,0 +1,122 @@
+package storage_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// TestLargeFanoutStaysLinearOnAWarmConnection runs a 10-destination fan-out of 100 events (1,000
+// deliveries) eight times on one connection prepared as the store prepares its own, and reads
+// each execution's plan from auto_explain. After five executions PostgreSQL may keep a generic
+// plan for a prepared statement; for this one that plan estimated every unnest at 10 rows and
+// matched the deliveries to the dedupe keys they kept in a nested loop, discarding half a million
+// pairs per call. The check: no join in any of the eight plans discards as many rows as the batch
+// has deliveries.
+func TestLargeFanoutStaysLinearOnAWarmConnection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := testenv.DatabaseURL(t)
+	st, err := storage.Open(ctx, url, storage.Config{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for i := range 10 {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
+			URL: "https://example.com", Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var plans []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if strings.Contains(n.Message, "Insert on deliveries") {
+			mu.Lock()
+			plans = append(plans, n.Message)
+			mu.Unlock()
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := storage.PrepareFanout(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
+		`SET auto_explain.log_analyze = on`, `SET auto_explain.log_timing = off`, `SET auto_explain.log_level = notice`} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v (auto_explain ships with PostgreSQL's server package)", q, err)
+		}
+	}
+
+	const rounds, events = 8, 100
+	for round := range rounds {
+		var nds []storage.NewDeliveries
+		for range events {
+			nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org.ID,
+				Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
+			for _, d := range dests {
+				k := sha256.Sum256([]byte(nd.EventID + d))
+				nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
+				nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+			}
+			nds = append(nds, nd)
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := storage.InsertDeliveryBatch(ctx, tx, nds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if res.Created != events*len(dests) {
+			t.Fatalf("round %d created %d deliveries, want %d", round, res.Created, events*len(dests))
+		}
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(plans) != rounds {
+		t.Fatalf("auto_explain reported %d plans of the fan-out, want %d", len(plans), rounds)
+	}
+	removed := regexp.MustCompile(`Rows Removed by Join Filter: (\d+)`)
+	for i, plan := range plans {
+		for _, m := range removed.FindAllStringSubmatch(plan, -1) {
+			if n, _ := strconv.Atoi(m[1]); n >= events*len(dests) {
+				t.Fatalf("execution %d: a join discarded %d rows for %d deliveries (quadratic):\n%s", i+1, n, events*len(dests), plan)
+			}
+		}
+	}
+}
