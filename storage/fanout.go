@@ -193,13 +193,18 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 	if len(ids) == 0 {
 		return res, nil
 	}
-	query, args := insertDeliveriesSQL, []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow}
-	if len(ids) > customPlanAbove {
-		// Another text than the one prepareFanout prepares (pgx runs a prepared statement whenever
-		// its text is queried, whatever the mode), sent as an unnamed statement.
-		query, args = insertDeliveriesSQL+customPlanned, append([]any{pgx.QueryExecModeExec}, args...)
+	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow}
+	var err error
+	if len(ids) <= customPlanAbove {
+		err = tx.QueryRow(ctx, insertDeliveriesSQL, args...).Scan(&res.Created)
+	} else {
+		// One round trip: the setting lasts until the commit, and the fan-out is the business
+		// transaction's last statement.
+		b := &pgx.Batch{}
+		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
+		b.Queue(insertDeliveriesSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
+		err = tx.SendBatch(ctx, b).Close()
 	}
-	err := tx.QueryRow(ctx, query, args...).Scan(&res.Created)
 	if err != nil {
 		return InsertResult{}, fmt.Errorf("insert deliveries of %d events: %w", len(bodyID), err)
 	}
@@ -208,15 +213,13 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 }
 
 // customPlanAbove is the batch size above which the fan-out's statement is planned for its
-// arguments rather than run from its cached plan. After five executions PostgreSQL keeps a
-// generic plan, which estimates every unnest at 10 rows and joined the batch's deliveries to the
-// dedupe keys it kept in a nested loop: a 10-destination fan-out of 100 events compared 499,500
-// pairs and took 60–290 ms of which a few were the writes. Planned with its arrays' real lengths
-// it hash-joins. A small batch (one event to a few destinations, the latency path) keeps the
-// prepared statement and pays no planning.
-const customPlanAbove = 64
-
-const customPlanned = "\n-- planned for its arguments (customPlanAbove)"
+// arguments (plan_cache_mode = force_custom_plan) rather than run from its cached plan. After five
+// executions PostgreSQL keeps a generic plan for a prepared statement, and this one's estimated
+// every unnest at 10 rows and joined the batch's deliveries to the dedupe keys it kept in a
+// nested loop: a 10-destination fan-out of 100 events compared 499,500 pairs and took 60–290 ms,
+// of which a few were the writes. Planned with its arrays' real lengths it hash-joins. Below the
+// threshold the quadratic part costs less than planning the statement does.
+const customPlanAbove = 200
 
 // insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes them).
 const insertDeliveriesSQL = `
