@@ -115,8 +115,9 @@ type ClaimDueParams struct {
 // PerDestination leaves of each destination. It walks the partial index of its budget in the
 // dispatch queue (delivery_queue_due_first / delivery_queue_due_retry, migration 082), reads Limit
 // rows and takes the ones within each destination's room; the rest stay due for the next claim.
-// The lease moves only the narrow queue row; the delivery and its payload are read, not written.
-// The rows come back oldest due first.
+// The lease moves only the narrow queue row; the delivery and its payload are read, not written,
+// each payload and destination once per claim (claimed rows of one event share the payload's
+// bytes: nothing may write to them). The rows come back oldest due first.
 func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelivery, error) {
 	cond := `d.attempts = 0`
 	if p.Retries {
@@ -150,41 +151,89 @@ WITH c AS (
     UPDATE delivery_queue q SET next_attempt_at = now() + $3::interval
     FROM r WHERE q.delivery_id = r.id
     RETURNING q.delivery_id, r.due
+), d AS (
+    SELECT u.due, d.id, d.org_id, d.event_id, d.event_kind, d.attempts, d.max_attempts, d.emitted_at,
+           d.next_trigger, d.destination_id,
+           row_number() OVER (PARTITION BY d.event_id) AS en,
+           row_number() OVER (PARTITION BY d.destination_id) AS dn
+    FROM u JOIN deliveries d ON d.id = u.delivery_id
 )
-SELECT u.due, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
-          d.next_trigger, `+targetColumns+`
-FROM u JOIN deliveries d ON d.id = u.delivery_id JOIN destinations dst ON dst.id = d.destination_id
-JOIN delivery_payloads pl ON pl.event_id = d.event_id`,
+-- An event's payload and a destination's columns come once per claim, on the first row that
+-- needs them (en, dn = 1): the condition on the outer row is a one-time filter of each lateral
+-- read (OFFSET 0 keeps it one), so the other rows read nothing. With 10 destinations a claim
+-- held each payload ten times.
+SELECT d.due, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, d.attempts, d.max_attempts, d.emitted_at,
+       d.next_trigger, d.destination_id, t.*
+FROM d
+LEFT JOIN LATERAL (SELECT p.payload FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
+LEFT JOIN LATERAL (SELECT `+targetColumns+` FROM destinations dst WHERE d.dn = 1 AND dst.id = d.destination_id OFFSET 0) t ON true`,
 		skip, p.Limit, p.Lease, queuedIDs, queuedN, perDest)
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
 	defer rows.Close()
 	type due struct {
-		at time.Time
-		c  ClaimedDelivery
+		at     time.Time
+		c      ClaimedDelivery
+		destID string
 	}
 	var got []due
+	payloads, targets := map[string][]byte{}, map[string]DeliveryTarget{}
 	for rows.Next() {
 		var g due
-		var events []string
+		var t nullableTarget
 		dest := []any{&g.at, &g.c.ID, &g.c.OrgID, &g.c.EventID, &g.c.EventKind, &g.c.Payload, &g.c.Attempts,
-			&g.c.MaxAttempts, &g.c.EmittedAt, &g.c.Trigger}
-		if err := rows.Scan(scanTarget(dest, &g.c.Target, &events)...); err != nil {
+			&g.c.MaxAttempts, &g.c.EmittedAt, &g.c.Trigger, &g.destID}
+		if err := rows.Scan(t.scan(dest)...); err != nil {
 			return nil, err
 		}
-		g.c.Target.Events = kinds(events)
+		if g.c.Payload != nil {
+			payloads[g.c.EventID] = g.c.Payload
+		}
+		if t.id != nil {
+			targets[g.destID] = t.target()
+		}
 		got = append(got, g)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(got, func(a, b due) int { return a.at.Compare(b.at) })
-	out := make([]ClaimedDelivery, len(got))
-	for i, g := range got {
-		out[i] = g.c
+	out := make([]ClaimedDelivery, 0, len(got))
+	for _, g := range got {
+		pl, okP := payloads[g.c.EventID]
+		t, okT := targets[g.destID]
+		if !okP || !okT {
+			continue // destination or payload removed meanwhile: nothing to send (as an inner join would)
+		}
+		g.c.Payload, g.c.Target = pl, t
+		out = append(out, g.c)
 	}
 	return out, nil
+}
+
+// nullableTarget scans targetColumns where the row may carry none (NULLs).
+type nullableTarget struct {
+	id, org, name, kind, url, channel, token, secret, previous *string
+	events                                                     []string
+	enabled                                                    *bool
+}
+
+func (t *nullableTarget) scan(dest []any) []any {
+	return append(dest, &t.id, &t.org, &t.name, &t.kind, &t.url, &t.channel, &t.token, &t.secret,
+		&t.events, &t.enabled, &t.previous)
+}
+
+func (t *nullableTarget) target() DeliveryTarget {
+	s := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return DeliveryTarget{ID: s(t.id), OrgID: s(t.org), Name: s(t.name), Kind: s(t.kind), URL: s(t.url),
+		SlackChannel: s(t.channel), SlackTokenSealed: s(t.token), SecretSealed: s(t.secret),
+		PreviousSecretSealed: s(t.previous), Events: kinds(t.events), Enabled: t.enabled != nil && *t.enabled}
 }
 
 // ReleaseClaims hands back claimed deliveries this process will not attempt (queued locally at

@@ -385,6 +385,72 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 	}
 }
 
+// A claim reads each event's payload and each destination once however many of its rows share
+// them (issue 14); every claimed delivery still carries its own event's payload and its own
+// destination.
+func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
+	t.Parallel()
+	st := testenv.Store(t)
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := map[string]string{}
+	var dests []string
+	for i := range 3 {
+		u := fmt.Sprintf("https://d%d.example.com/hook", i)
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https", URL: u, Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests, urls[d.ID] = append(dests, d.ID), u
+	}
+	payloads := map[string]string{}
+	var nds []storage.NewDeliveries
+	for i := range 4 {
+		nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org.ID,
+			Payload: []byte(fmt.Sprintf(`{"n":%d}`, i)), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
+		for _, d := range dests {
+			k := sha256.Sum256([]byte(nd.EventID + d))
+			nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
+			nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+		}
+		payloads[nd.EventID] = string(nd.Payload)
+		nds = append(nds, nd)
+	}
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storage.InsertDeliveryBatch(ctx, tx, nds); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 12 {
+		t.Fatalf("claimed %d deliveries, want 12", len(got))
+	}
+	seen := map[string]bool{}
+	for _, c := range got {
+		if string(c.Payload) != payloads[c.EventID] {
+			t.Errorf("delivery %s of event %s carries %s, want %s", c.ID, c.EventID, c.Payload, payloads[c.EventID])
+		}
+		if c.ID != outreach.DeliveryID(c.EventID, c.Target.ID) || c.Target.URL != urls[c.Target.ID] || !c.Target.Enabled {
+			t.Errorf("delivery %s carries destination %+v", c.ID, c.Target)
+		}
+		seen[c.ID] = true
+	}
+	if len(seen) != 12 {
+		t.Errorf("%d distinct deliveries claimed, want 12", len(seen))
+	}
+}
+
 // TestRecordRewritesDeliveriesHeapOnly guards migration 083: recording an attempt rewrites the
 // delivery row, and PostgreSQL writes that version without new index entries (HOT) only while no
 // index of deliveries has, in its key or its predicate, a column a successful record changes.
