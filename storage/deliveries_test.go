@@ -328,20 +328,7 @@ func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []s
 // twoDestinations makes an organization with two enabled https destinations.
 func twoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string) {
 	t.Helper()
-	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dests []string
-	for range 2 {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
-	}
-	return org, dests
+	return orgWithDestinations(t, st, 2)
 }
 
 // firstAttempts is a first, scheduled attempt of each claimed delivery, all with one outcome.
@@ -392,32 +379,11 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	urls := map[string]string{}
-	var dests []string
-	for i := range 3 {
-		u := fmt.Sprintf("https://d%d.example.com/hook", i)
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https", URL: u, Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests, urls[d.ID] = append(dests, d.ID), u
-	}
+	org, dests := orgWithDestinations(t, st, 3)
+	nds := deliveriesToAll(org.ID, dests, 4, func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d}`, i)) })
 	payloads := map[string]string{}
-	var nds []storage.NewDeliveries
-	for i := range 4 {
-		nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org.ID,
-			Payload: []byte(fmt.Sprintf(`{"n":%d}`, i)), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
-		for _, d := range dests {
-			k := sha256.Sum256([]byte(nd.EventID + d))
-			nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
-			nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
-		}
+	for _, nd := range nds {
 		payloads[nd.EventID] = string(nd.Payload)
-		nds = append(nds, nd)
 	}
 	tx, err := st.Pool().Begin(ctx)
 	if err != nil {
@@ -441,7 +407,7 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 		if string(c.Payload) != payloads[c.EventID] {
 			t.Errorf("delivery %s of event %s carries %s, want %s", c.ID, c.EventID, c.Payload, payloads[c.EventID])
 		}
-		if c.ID != outreach.DeliveryID(c.EventID, c.Target.ID) || c.Target.URL != urls[c.Target.ID] || !c.Target.Enabled {
+		if c.ID != outreach.DeliveryID(c.EventID, c.Target.ID) || c.Target.URL != destinationURL(c.Target.ID, dests) || !c.Target.Enabled {
 			t.Errorf("delivery %s carries destination %+v", c.ID, c.Target)
 		}
 		seen[c.ID] = true
@@ -449,6 +415,49 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	if len(seen) != 12 {
 		t.Errorf("%d distinct deliveries claimed, want 12", len(seen))
 	}
+}
+
+// orgWithDestinations makes an organization with n enabled https destinations, the i-th at
+// https://d<i>.example.com/hook.
+func orgWithDestinations(t *testing.T, st *storage.Store, n int) (storage.Org, []string) {
+	t.Helper()
+	ctx := context.Background()
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dests []string
+	for i := range n {
+		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
+			URL: fmt.Sprintf("https://d%d.example.com/hook", i), Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dests = append(dests, d.ID)
+	}
+	return org, dests
+}
+
+// destinationURL is the URL orgWithDestinations gave destination id.
+func destinationURL(id string, dests []string) string {
+	return fmt.Sprintf("https://d%d.example.com/hook", slices.Index(dests, id))
+}
+
+// deliveriesToAll is the fan-out of events new events, each to every destination, with the ids
+// and distinct dedupe keys the business transaction's fan-out would give them.
+func deliveriesToAll(org string, dests []string, events int, payload func(i int) []byte) []storage.NewDeliveries {
+	var nds []storage.NewDeliveries
+	for i := range events {
+		nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
+			Payload: payload(i), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
+		for _, d := range dests {
+			k := sha256.Sum256([]byte(nd.EventID + d))
+			nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
+			nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+		}
+		nds = append(nds, nd)
+	}
+	return nds
 }
 
 // TestRecordRewritesDeliveriesHeapOnly guards migration 083: recording an attempt rewrites the

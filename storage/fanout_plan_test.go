@@ -2,20 +2,16 @@ package storage_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"outreachd/internal/testenv"
-	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -35,19 +31,7 @@ func TestLargeFanoutStaysLinearOnAWarmConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dests []string
-	for i := range 10 {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
-			URL: "https://example.com", Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dests = append(dests, d.ID)
-	}
+	org, dests := orgWithDestinations(t, st, 10)
 
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
@@ -79,17 +63,7 @@ func TestLargeFanoutStaysLinearOnAWarmConnection(t *testing.T) {
 
 	const rounds, events = 8, 100
 	for round := range rounds {
-		var nds []storage.NewDeliveries
-		for range events {
-			nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org.ID,
-				Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
-			for _, d := range dests {
-				k := sha256.Sum256([]byte(nd.EventID + d))
-				nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
-				nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
-			}
-			nds = append(nds, nd)
-		}
+		nds := deliveriesToAll(org.ID, dests, events, func(int) []byte { return []byte(`{}`) })
 		tx, err := conn.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
