@@ -155,7 +155,8 @@ type InsertResult struct {
 // pending delivery. It sends no notification: a NOTIFY inside a business transaction takes
 // PostgreSQL's one notify lock at commit and holds it through the WAL flush, serializing every
 // committing transaction of the cluster (migration 013); the store notifies after the commit
-// instead. The window is the first element's DedupeWindow.
+// instead. The window is the first element's DedupeWindow. A batch of more than customPlanAbove
+// deliveries leaves plan_cache_mode = force_custom_plan set for the rest of tx.
 func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (InsertResult, error) {
 	var res InsertResult
 	// One array element per delivery (the event's columns repeated), and the payloads once per
@@ -198,8 +199,8 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 	if len(ids) <= customPlanAbove {
 		err = tx.QueryRow(ctx, insertDeliveriesSQL, args...).Scan(&res.Created)
 	} else {
-		// One round trip: the setting lasts until the commit, and the fan-out is the business
-		// transaction's last statement.
+		// One round trip. The setting lasts until tx ends; in a business transaction
+		// (Store.InTx) the fan-out is the last statement before the commit.
 		b := &pgx.Batch{}
 		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
 		b.Queue(insertDeliveriesSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
