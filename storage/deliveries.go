@@ -56,11 +56,6 @@ const targetColumns = `dst.id, dst.org_id, dst.name, dst.kind, dst.url, coalesce
 	coalesce(dst.slack_token_sealed, ''), coalesce(dst.secret_sealed, ''), dst.events, dst.enabled,
 	CASE WHEN dst.previous_secret_expires_at > now() THEN coalesce(dst.previous_secret_sealed, '') ELSE '' END`
 
-func scanTarget(dest []any, t *DeliveryTarget, events *[]string) []any {
-	return append(dest, &t.ID, &t.OrgID, &t.Name, &t.Kind, &t.URL, &t.SlackChannel, &t.SlackTokenSealed,
-		&t.SecretSealed, events, &t.Enabled, &t.PreviousSecretSealed)
-}
-
 func kinds(events []string) []outreach.EventKind {
 	out := make([]outreach.EventKind, len(events))
 	for i, e := range events {
@@ -71,15 +66,13 @@ func kinds(events []string) []outreach.EventKind {
 
 // DeliveryTargetByID reads one destination; orgID "" means any organization (the operator CLI).
 func (s *Store) DeliveryTargetByID(ctx context.Context, orgID, destinationID string) (DeliveryTarget, error) {
-	var t DeliveryTarget
-	var events []string
+	var t targetRow
 	err := s.pool.QueryRow(ctx, `SELECT `+targetColumns+` FROM destinations dst
-		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2) AND dst.deleted_at IS NULL`, destinationID, orgID).Scan(scanTarget(nil, &t, &events)...)
+		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2) AND dst.deleted_at IS NULL`, destinationID, orgID).Scan(t.scan(nil)...)
 	if err != nil {
-		return t, notFound(err, "destination "+destinationID)
+		return DeliveryTarget{}, notFound(err, "destination "+destinationID)
 	}
-	t.Events = kinds(events)
-	return t, nil
+	return t.target(), nil
 }
 
 // ClaimedDelivery is a delivery leased to this process for one attempt.
@@ -181,7 +174,7 @@ LEFT JOIN LATERAL (SELECT `+targetColumns+` FROM destinations dst WHERE d.dn = 1
 	payloads, targets := map[string][]byte{}, map[string]DeliveryTarget{}
 	for rows.Next() {
 		var g due
-		var t nullableTarget
+		var t targetRow
 		dest := []any{&g.at, &g.c.ID, &g.c.OrgID, &g.c.EventID, &g.c.EventKind, &g.c.Payload, &g.c.Attempts,
 			&g.c.MaxAttempts, &g.c.EmittedAt, &g.c.Trigger, &g.destID}
 		if err := rows.Scan(t.scan(dest)...); err != nil {
@@ -212,19 +205,20 @@ LEFT JOIN LATERAL (SELECT `+targetColumns+` FROM destinations dst WHERE d.dn = 1
 	return out, nil
 }
 
-// nullableTarget scans targetColumns where the row may carry none (NULLs).
-type nullableTarget struct {
+// targetRow scans targetColumns, also where a row carries none (all NULL: the claim reads each
+// destination once).
+type targetRow struct {
 	id, org, name, kind, url, channel, token, secret, previous *string
 	events                                                     []string
 	enabled                                                    *bool
 }
 
-func (t *nullableTarget) scan(dest []any) []any {
+func (t *targetRow) scan(dest []any) []any {
 	return append(dest, &t.id, &t.org, &t.name, &t.kind, &t.url, &t.channel, &t.token, &t.secret,
 		&t.events, &t.enabled, &t.previous)
 }
 
-func (t *nullableTarget) target() DeliveryTarget {
+func (t *targetRow) target() DeliveryTarget {
 	s := func(p *string) string {
 		if p == nil {
 			return ""
