@@ -35,7 +35,7 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		  AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = destination_id AND x.deleted_at IS NOT NULL)
 		RETURNING id, destination_id, attempts
 	), `+requeueDue+`
-	SELECT pg_notify('deliveries', '') FROM u`, deliveryID, orgID)
+	SELECT 1 FROM u`, deliveryID, orgID)
 	if err != nil {
 		return fmt.Errorf("resend %s: %w", deliveryID, err)
 	}
@@ -45,6 +45,7 @@ func (s *Store) ResendDelivery(ctx context.Context, orgID, deliveryID string) er
 		}
 		return outreach.NotFound("delivery %s", deliveryID)
 	}
+	s.wakeDispatchers()
 	return nil
 }
 
@@ -70,9 +71,7 @@ func (s *Store) RecoverDeliveries(ctx context.Context, orgID, destinationID stri
 		return 0, fmt.Errorf("recover deliveries: %w", err)
 	}
 	if n > 0 {
-		if _, err := s.pool.Exec(ctx, `SELECT pg_notify('deliveries', '')`); err != nil {
-			return n, fmt.Errorf("recover deliveries: notify: %w", err)
-		}
+		s.wakeDispatchers()
 	}
 	return n, nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"outreachd/internal/testenv"
 	"outreachd/storage"
 )
 
@@ -25,32 +24,18 @@ import (
 func TestLargeFanoutStaysLinearOnAWarmConnection(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := testenv.DatabaseURL(t)
-	st, err := storage.Open(ctx, url, storage.Config{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	org, dests := orgWithDestinations(t, st, 10)
-
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var plans []string
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		if strings.Contains(n.Message, "Insert on deliveries") {
-			mu.Lock()
-			plans = append(plans, n.Message)
-			mu.Unlock()
+	st, conn := storeAndConnection(t, func(cfg *pgx.ConnConfig) {
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			if strings.Contains(n.Message, "Insert on deliveries") {
+				mu.Lock()
+				plans = append(plans, n.Message)
+				mu.Unlock()
+			}
 		}
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	})
+	org, dests := orgWithDestinations(t, st, 10)
 	if err := storage.PrepareFanout(ctx, conn); err != nil {
 		t.Fatal(err)
 	}

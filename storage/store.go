@@ -219,12 +219,18 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	s.counts.created.Add(int64(fanned.Created))
 	s.counts.collapsed.Add(int64(fanned.Collapsed))
 	if fanned.Created > 0 {
-		select {
-		case s.wake <- struct{}{}:
-		default: // a notification is already owed; it covers this commit too
-		}
+		s.wakeDispatchers()
 	}
 	return nil
+}
+
+// wakeDispatchers owes one NOTIFY deliveries, sent by notifyDeliveries after the caller's
+// commit; it never blocks.
+func (s *Store) wakeDispatchers() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // a notification is already owed; it covers this commit too
+	}
 }
 
 // isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).

@@ -1,0 +1,98 @@
+package storage_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"outreachd/internal/testenv"
+	"outreachd/outreach"
+	"outreachd/storage"
+)
+
+// Everything that makes deliveries due now wakes the dispatchers of every process with one
+// NOTIFY deliveries after its commit (Store.wakeDispatchers): a committed event with
+// deliveries, an operator's resend and an operator's recover. Without it a delivery would wait
+// for the dispatchers' idle poll, which the hub tests' generous waits would not notice.
+func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, listener := storeAndConnection(t, nil)
+	if _, err := listener.Exec(ctx, "LISTEN "+storage.NotifyDeliveries); err != nil {
+		t.Fatal(err)
+	}
+	woken := func(what string) {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := listener.WaitForNotification(wctx); err != nil {
+			t.Fatalf("%s: no NOTIFY %s: %v", what, storage.NotifyDeliveries, err)
+		}
+	}
+
+	org, _ := orgWithDestinations(t, st, 1)
+	if err := st.InTx(ctx, func(tx *storage.Tx) error {
+		tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	woken("a committed event with a delivery")
+
+	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claimed %d (%v), want 1", len(got), err)
+	}
+	rec := firstAttempts(got, 500, storage.DeliveryFailed)
+	if err := st.RecordAttempts(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ResendDelivery(ctx, org.ID, got[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	woken("a resend")
+
+	again, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 10, Lease: time.Minute})
+	if err != nil || len(again) != 1 {
+		t.Fatalf("claimed %d after the resend (%v), want 1", len(again), err)
+	}
+	rec = firstAttempts(again, 500, storage.DeliveryFailed)
+	rec[0].Attempt = 2
+	if err := st.RecordAttempts(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 1)
+	if err != nil || n != 1 {
+		t.Fatalf("recovered %d (%v), want 1", n, err)
+	}
+	woken("a recover")
+}
+
+// storeAndConnection opens a store on a fresh database and, beside it, one connection of the
+// test's own to the same database (tune, when not nil, adjusts its configuration first); both
+// close when the test ends.
+func storeAndConnection(t *testing.T, tune func(*pgx.ConnConfig)) (*storage.Store, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	url := testenv.DatabaseURL(t)
+	st, err := storage.Open(ctx, url, storage.Config{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tune != nil {
+		tune(cfg)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return st, conn
+}
