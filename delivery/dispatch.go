@@ -26,13 +26,14 @@ type destQueue struct {
 // sched holds what this process has claimed: per destination, the sends in flight and a bounded
 // local queue. A send that finishes hands its slot straight to the next queued delivery of its
 // destination, in the same goroutine, so a busy destination never waits for a claim round trip.
-// A destination whose queue holds perDest rows or more is left out of claims (saturated), and a
-// claim takes of a destination at most 2 × perDest − 1 minus its queue
-// (storage.ClaimDueParams.PerDestination), so a queue never exceeds 2 × perDest − 1 rows, which is
-// what the lease covers (Config.Lease): one claim can fill a destination's free slots and the
-// queue behind them, so a burst to one destination needs few claim round trips. Per budget, held counts claimed rows not yet finished (in flight or
-// queued), capped by FirstAttemptSlots / RetrySlots: separate budgets, so a retry backlog never
-// starves fresh events of claims.
+// A local queue holds at most queueCap = queueDepth × perDest − 1 rows, which is what the lease
+// covers (Config.Lease); a claim takes of a destination at most queueCap minus its queue
+// (storage.ClaimDueParams.PerDestination). A destination whose room is less than perDest is left
+// out of claims (saturated), and a send that drains its queue to half of queueCap wakes the claim
+// loop: the claim then runs while the other half is still being sent, so a fast destination does
+// not run dry while a claim is on its way (see queueDepth). Per budget, held counts claimed rows
+// not yet finished (in flight or queued), capped by FirstAttemptSlots / RetrySlots: separate
+// budgets, so a retry backlog never starves fresh events of claims.
 type sched struct {
 	perDest int
 	caps    [2]int // FirstAttemptSlots, RetrySlots
@@ -50,8 +51,22 @@ func newSched(perDest, firstSlots, retrySlots int) *sched {
 		freed: [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}}
 }
 
+// queueDepth sizes a destination's local queue in multiples of its sends in flight. With two (the
+// first design) a claim began when a quarter of the queue was left, and a destination answering
+// in 2 ms with 32 sends at once drained that quarter in about 1 ms, while a claim under load took
+// 3–10 ms: in a 50,000-event burst to one destination, 10 of the 32 slots were busy on average,
+// and the deliveries fell 6–8 s behind the pushes. With four, the claim begins with two
+// destinations' worth of sends still queued (docs/performance.md, "Issue 14, sixth session").
+// Each row of the queue waits at most queueDepth attempt timeouts for a slot, which the lease
+// covers (Config.Lease).
+const queueDepth = 4
+
 // queueCap is the most rows a destination's local queue may hold (what the lease covers).
-func (s *sched) queueCap() int { return 2*s.perDest - 1 }
+func (s *sched) queueCap() int { return queueDepth*s.perDest - 1 }
+
+// saturatedAt is the queue length from which a destination is left out of claims: its room
+// (queueCap minus the queue) is less than one slot's worth per send in flight, not worth a claim.
+func (s *sched) saturatedAt() int { return s.queueCap() - s.perDest + 1 }
 
 func budgetIndex(retries bool) int {
 	if retries {
@@ -61,14 +76,14 @@ func budgetIndex(retries bool) int {
 }
 
 // state returns the budget's held and running counts, the saturated destinations (a local queue
-// of perDest or more) and the length of every other non-empty local queue.
+// of saturatedAt or more) and the length of every other non-empty local queue.
 func (s *sched) state(retries bool) (held, running int, saturated []string, queued map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	saturated, queued = []string{}, map[string]int{}
 	for id, d := range s.dests {
 		switch n := len(d.queue); {
-		case n >= s.perDest:
+		case n >= s.saturatedAt():
 			saturated = append(saturated, id)
 		case n > 0:
 			queued[id] = n
@@ -157,8 +172,9 @@ func (s *sched) done(it claimed) (next claimed, ok bool) {
 		d.queue[0] = claimed{}
 		d.queue = d.queue[1:]
 		s.running[budgetIndex(next.retries)]++
-		// Half the queue drained: room for a claim's worth of this destination again.
-		wake = len(d.queue) == s.perDest/2
+		// Half the queue drained: room for a claim's worth of this destination again, and the
+		// other half to send while the claim is on its way.
+		wake = len(d.queue) == s.queueCap()/2
 	} else {
 		if d.inFlight--; d.inFlight <= 0 && len(d.queue) == 0 {
 			delete(s.dests, it.c.Target.ID)

@@ -48,8 +48,10 @@ func TestSchedCapQueueAndHandOff(t *testing.T) {
 	if got := ids(start); !slices.Equal(got, []string{"a-0", "a-1", "a-2"}) {
 		t.Fatalf("first claim started %v, want all %d", got, p)
 	}
-	// A second claim of the same destination waits: the cap is reached.
-	if start := s.add(false, claimedFor("a", p, p)); len(start) != 0 {
+	// A second claim of the same destination waits: the cap is reached. Its queue of
+	// saturatedAt rows leaves less room than a claim's worth: a is left out of claims.
+	q := s.saturatedAt()
+	if start := s.add(false, claimedFor("a", q, p)); len(start) != 0 {
 		t.Fatalf("started %v beyond the cap of %d", ids(start), p)
 	}
 	// Another destination is not held up by the first one's queue.
@@ -57,8 +59,8 @@ func TestSchedCapQueueAndHandOff(t *testing.T) {
 		t.Fatalf("destination b did not start at once: %v", ids(start))
 	}
 	held, running, saturated, _ := s.state(false)
-	if held != 2*p+1 || running != p+1 || !slices.Equal(saturated, []string{"a"}) {
-		t.Fatalf("state = held %d running %d saturated %v; want %d, %d, [a]", held, running, saturated, 2*p+1, p+1)
+	if held != p+q+1 || running != p+1 || !slices.Equal(saturated, []string{"a"}) {
+		t.Fatalf("state = held %d running %d saturated %v; want %d, %d, [a]", held, running, saturated, p+q+1, p+1)
 	}
 	if h, r, sat, _ := s.state(true); h != 0 || r != 0 || len(sat) != 1 {
 		t.Fatalf("retry budget state = %d %d %v, want 0 0 [a]", h, r, sat)
@@ -69,21 +71,25 @@ func TestSchedCapQueueAndHandOff(t *testing.T) {
 	if !ok || next.c.ID != "a-3" {
 		t.Fatalf("done handed over %q (ok %v), want a-3", next.c.ID, ok)
 	}
-	if s.dests["a"].inFlight != p || len(s.dests["a"].queue) != p-1 {
-		t.Fatalf("after hand-off: inFlight %d queue %d, want %d and %d", s.dests["a"].inFlight, len(s.dests["a"].queue), p, p-1)
+	if s.dests["a"].inFlight != p || len(s.dests["a"].queue) != q-1 {
+		t.Fatalf("after hand-off: inFlight %d queue %d, want %d and %d", s.dests["a"].inFlight, len(s.dests["a"].queue), p, q-1)
 	}
 	if _, _, sat, _ := s.state(false); len(sat) != 0 {
-		t.Fatalf("queue of %d < cap still saturated: %v", p-1, sat)
+		t.Fatalf("queue of %d with room for a claim still saturated: %v", q-1, sat)
 	}
-	// Drain a completely: a-4, a-5 are handed over in order, then slots go idle.
+	// Drain a completely: the queued rows are handed over in order, then slots go idle.
 	var order []string
 	for _, it := range []claimed{next, start[1], start[2]} {
 		for ok := true; ok; it, ok = s.done(it) {
 			order = append(order, it.c.ID)
 		}
 	}
-	if !slices.Equal(order, []string{"a-3", "a-4", "a-5", "a-1", "a-2"}) {
-		t.Fatalf("completion order %v", order)
+	var want []string
+	for i := p; i < p+q; i++ {
+		want = append(want, fmt.Sprint("a-", i))
+	}
+	if want = append(want, "a-1", "a-2"); !slices.Equal(order, want) {
+		t.Fatalf("completion order %v, want %v", order, want)
 	}
 	if _, ok := s.dests["a"]; ok {
 		t.Fatalf("idle destination a still tracked: %+v", s.dests["a"])
@@ -129,27 +135,34 @@ func TestSchedQueueBoundUnderClaimLoop(t *testing.T) {
 				}
 			}
 			if maxQueue > s.queueCap() {
-				t.Fatalf("queue reached %d, bound is 2×%d−1 = %d", maxQueue, p, s.queueCap())
+				t.Fatalf("queue reached %d, bound is %d×%d−1 = %d", maxQueue, queueDepth, p, s.queueCap())
 			}
 			if maxQueue < p {
 				t.Fatalf("queue never exceeded %d: the loop did not exercise saturation", maxQueue)
 			}
 		})
 	}
-	// The bound is reached: p−1 queued (not saturated) plus a full claim of p.
+	// The bound is reached: a queue one short of saturation plus a claim of all the room left.
 	const p = 3
 	s := newSched(p, 100, 100)
 	s.add(false, claimedFor("a", p, 0))
-	s.add(false, claimedFor("a", p-1, p))
+	below := s.saturatedAt() - 1
+	s.add(false, claimedFor("a", below, p))
 	if _, _, sat, _ := s.state(false); len(sat) != 0 {
-		t.Fatalf("queue of p−1 is saturated: %v", sat)
+		t.Fatalf("queue of %d is saturated: %v", below, sat)
 	}
-	s.add(false, claimedFor("a", p, 2*p))
-	if q := len(s.dests["a"].queue); q != 2*p-1 {
-		t.Fatalf("queue = %d, want 2p−1 = %d", q, 2*p-1)
+	s.add(false, claimedFor("a", s.queueCap()-below, p+below))
+	if q := len(s.dests["a"].queue); q != s.queueCap() {
+		t.Fatalf("queue = %d, want queueCap = %d", q, s.queueCap())
+	}
+	if _, _, sat, _ := s.state(false); !slices.Equal(sat, []string{"a"}) {
+		t.Fatalf("full queue not saturated: %v", sat)
 	}
 }
 
+// The claim loops wake when a destination's queue is down to half of queueCap — not when it is
+// nearly empty, so a fast destination keeps sending while the claim is on its way — and when a
+// slot falls idle.
 func TestSchedWakesAndClose(t *testing.T) {
 	const p = 4
 	s := newSched(p, 100, 100)
@@ -165,34 +178,35 @@ func TestSchedWakesAndClose(t *testing.T) {
 		return woke
 	}
 	start := s.add(false, claimedFor("a", p, 0))
-	s.add(true, claimedFor("a", p, p)) // queued retries of a full destination
+	s.add(true, claimedFor("a", s.queueCap(), p)) // queued retries of a full destination
 	drain()
-	// First hand-off leaves 3 queued (> p/2): no wake-up.
-	if _, ok := s.done(start[0]); !ok || drain() {
-		t.Fatalf("hand-off with the queue above half woke the claim loops")
-	}
-	// Second leaves p/2 = 2 queued: a claim's worth of room, wake.
-	if _, ok := s.done(start[1]); !ok || !drain() {
-		t.Fatalf("queue drained to half did not wake the claim loops")
+	half := s.queueCap() / 2
+	inFlight := start
+	for left := s.queueCap() - 1; left >= half; left-- {
+		next, ok := s.done(inFlight[0])
+		if !ok {
+			t.Fatalf("hand-off leaving %d queued: nothing handed over", left)
+		}
+		inFlight = append(inFlight[1:], next)
+		if woke := drain(); woke != (left == half) {
+			t.Fatalf("hand-off leaving %d queued woke the claim loops: %v (want a wake-up at %d only)", left, woke, half)
+		}
 	}
 	queued := s.close()
-	if len(queued) != p-2 {
-		t.Fatalf("close returned %d queued, want %d", len(queued), p-2)
+	if len(queued) != half {
+		t.Fatalf("close returned %d queued, want %d", len(queued), half)
 	}
-	if h, r, _, _ := s.state(true); h != 2 || r != 2 {
-		t.Fatalf("retry budget after close: held %d running %d, want the 2 handed over still in flight", h, r)
+	if h, r, _, _ := s.state(true); h != p || r != p {
+		t.Fatalf("retry budget after close: held %d running %d, want the %d handed over still in flight", h, r, p)
 	}
 	// After close a finishing send takes nothing more from the queue; an idle slot wakes.
-	for _, it := range start[2:] {
+	for _, it := range inFlight {
 		if next, ok := s.done(it); ok {
 			t.Fatalf("done after close handed over %q", next.c.ID)
 		}
 	}
 	if !drain() {
 		t.Fatalf("an idle slot did not wake the claim loops")
-	}
-	for i := range 2 { // the two handed-over retries
-		s.done(claimed{c: claimedFor("a", 1, p+i)[0], retries: true})
 	}
 	waited := make(chan struct{})
 	go func() { s.wait(); close(waited) }()
@@ -320,9 +334,9 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 		inFlight, queued = d.inFlight, len(d.queue)
 	}
 	hub.sched.mu.Unlock()
-	if inFlight != perDest || queued > 2*perDest-1 || queued < 1 {
+	if inFlight != perDest || queued > hub.sched.queueCap() || queued < 1 {
 		t.Fatalf("slow destination in sched: %d in flight, %d queued; want %d and 1..%d (saturated %v)",
-			inFlight, queued, perDest, 2*perDest-1, saturated)
+			inFlight, queued, perDest, hub.sched.queueCap(), saturated)
 	}
 
 	// (2) One freed slot starts the next row promptly, without exceeding the cap.
@@ -357,16 +371,17 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 // A claim reads no more rows than the destinations it last found can take: the rows it reads are
 // locked before they are cut to each destination's room.
 func TestSchedActiveRoom(t *testing.T) {
-	s := newSched(32, 256, 64) // queueCap 63
+	s := newSched(32, 256, 64)
+	room := s.queueCap() // 127
 	if got := s.activeRoom(nil, nil, nil); got != math.MaxInt {
 		t.Errorf("no previous claim: %d, want no bound", got)
 	}
 	active := map[string]bool{"a": true, "b": true}
-	if got := s.activeRoom(active, []string{}, map[string]int{"a": 40}); got != 23+63 {
-		t.Errorf("a with 40 queued, b empty: %d, want %d", got, 23+63)
+	if got := s.activeRoom(active, []string{}, map[string]int{"a": 40}); got != room-40+room {
+		t.Errorf("a with 40 queued, b empty: %d, want %d", got, room-40+room)
 	}
-	if got := s.activeRoom(active, []string{"a"}, map[string]int{"b": 10}); got != 53 {
-		t.Errorf("a saturated, b with 10 queued: %d, want 53", got)
+	if got := s.activeRoom(active, []string{"a"}, map[string]int{"b": 10}); got != room-10 {
+		t.Errorf("a saturated, b with 10 queued: %d, want %d", got, room-10)
 	}
 	if got := s.activeRoom(map[string]bool{"a": true}, []string{"a"}, nil); got != math.MaxInt {
 		t.Errorf("the only active destination saturated: %d, want no bound (it is skipped by the claim)", got)

@@ -61,9 +61,9 @@ type Config struct {
 	ClaimBatch int
 	// Lease is how long a claimed delivery stays invisible to other claims; a process killed
 	// mid-send leaves deliveries that come due again after it. It covers the wait in the
-	// destination's local queue (at most 2 × PerDestination − 1 rows, so at most two attempt
-	// timeouts ahead of it) plus its own attempt: default 3 × Timeout + 5 s, and it must exceed
-	// 3 × Timeout.
+	// destination's local queue (at most 4 × PerDestination − 1 rows, so at most four attempt
+	// timeouts ahead of it) plus its own attempt: default 5 × Timeout + 5 s, and it must exceed
+	// 5 × Timeout.
 	Lease time.Duration
 	// DedupeWindow is how long identical payloads to one destination collapse (24 h).
 	DedupeWindow time.Duration
@@ -106,7 +106,7 @@ func (c *Config) setDefaults() {
 		c.ClaimBatch = 200
 	}
 	if c.Lease == 0 {
-		c.Lease = 3*c.Timeout + 5*time.Second
+		c.Lease = (queueDepth+1)*c.Timeout + 5*time.Second
 	}
 	if c.DedupeWindow == 0 {
 		c.DedupeWindow = 24 * time.Hour
@@ -138,8 +138,8 @@ func (c Config) Validate() error {
 	if c.Jitter < 0 || c.Jitter >= 1 {
 		return errors.New("delivery: jitter must be in [0, 1)")
 	}
-	if c.Lease <= 3*c.Timeout {
-		return errors.New("delivery: lease must be longer than three attempt timeouts (queue wait and the attempt)")
+	if c.Lease <= (queueDepth+1)*c.Timeout {
+		return fmt.Errorf("delivery: lease must be longer than %d attempt timeouts (the wait in a destination's queue and the attempt)", queueDepth+1)
 	}
 	if c.ShutdownGrace < 0 {
 		return errors.New("delivery: shutdown grace must not be negative")

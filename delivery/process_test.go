@@ -98,7 +98,7 @@ func TestKillNineMidStreamLosesNothing(t *testing.T) {
 		time.Sleep(40 * time.Millisecond) // slow enough that the kill lands mid-stream
 	})}
 	dbURL, st, org := processEnv(t, rc.URL)
-	// A 1 s timeout makes the lease 6 s: claims of the killed process come back after that.
+	// A 1 s timeout makes the lease 10 s: claims of the killed process come back after that.
 	srv := testenv.StartServer(t, dbURL, "DELIVERY_TIMEOUT=1s", "DELIVERY_RETRY_SCHEDULE=0s,200ms,400ms,600ms")
 	ids := emitN(t, st, org, 300)
 	rc.waitFor(t, 20*time.Second, "a third of the events", atLeast(100))

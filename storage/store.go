@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,18 +33,23 @@ type Config struct {
 	Fanout FanoutPolicy
 }
 
-// DefaultMaxConns is the pool size when neither Config nor the database URL sets one. PostgreSQL
-// does the most work with few transactions running at once: measured on a 2-core machine, 50,000
-// events pushed by 32 concurrent clients in 100-lead calls committed in 13.7–14.5 s with 24
-// connections, 10.5 s with 12, and 5.8–7.0 s with 4 to 8 (docs/performance.md, "Connections").
-// Past that the backends spend their time waiting on each other's locks on the same index pages
-// instead of working; requests beyond the pool wait in the process for a connection instead,
-// which costs nothing. A larger database server takes a larger pool through pool_max_conns.
-const DefaultMaxConns = 8
+// DefaultMaxConns is the pool size when neither Config nor the database URL sets one: pgxpool's
+// own rule, the larger of 4 and the number of CPUs (4 on the 2-core machines measured). PostgreSQL
+// does the most work with few transactions running at once: 50,000 events pushed by 32
+// concurrent clients in 100-lead calls committed in 13.7–14.5 s with 24 connections, 10.5 s with
+// 12, and 5.8–7.0 s with 4 to 8 (docs/performance.md, "Connections"). Past that the backends spend
+// their time waiting on each other's locks on the same index pages instead of working; requests
+// beyond the pool wait in the process for a connection instead, which costs nothing. Within that
+// range the smaller pool leaves the delivery hub's backends a larger share of the database's
+// CPU: with 4 instead of 8, the deliveries of a 50,000-event burst to one destination kept pace
+// with the pushes (latency p50 0.5–1.0 s instead of 3–7 s) at the same throughput
+// ("Issue 14, sixth session"). A larger database server takes a larger pool through
+// pool_max_conns.
+func DefaultMaxConns() int32 { return int32(max(4, runtime.NumCPU())) }
 
 func (c *Config) setDefaults(url string) {
 	if c.MaxConns == 0 && !strings.Contains(url, "pool_max_conns") {
-		c.MaxConns = DefaultMaxConns
+		c.MaxConns = DefaultMaxConns()
 	}
 }
 

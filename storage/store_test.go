@@ -21,7 +21,7 @@ func TestPoolSize(t *testing.T) {
 		url         string
 		sync, async int32
 	}{
-		{url, storage.DefaultMaxConns, 4},
+		{url, storage.DefaultMaxConns(), max(4, storage.DefaultMaxConns()/2)},
 		{url + sep + "pool_max_conns=20", 20, 10},
 		{url + sep + "pool_max_conns=2", 2, 4},
 	} {
