@@ -251,6 +251,7 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 			} else {
 				h.health.ok(started)
 			}
+			h.chunks.claimed(cs)
 			for _, it := range h.sched.add(retries, cs) {
 				go h.deliver(ctx, it)
 			}
@@ -315,6 +316,7 @@ func (h *Hub) deliverOne(ctx context.Context, c storage.ClaimedDelivery) {
 		DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID, EventKind: c.EventKind,
 		Attempt: attempt, Trigger: c.Trigger, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
 		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Status: v.Status, Succeeded: res.OK,
+		LastOfChunk: h.chunks.finished(c),
 	}
 	if v.Status == storage.DeliveryPending {
 		rec.NextAttemptAt = &v.Next
@@ -338,4 +340,40 @@ func (h *Hub) observe(eventKind, destKind string, res sendResult, status string)
 		h.metrics.outcomes.WithLabelValues(eventKind, destKind, storage.DeliveryFailed).Inc()
 	}
 	h.metrics.attempts.WithLabelValues(eventKind, destKind, result).Inc()
+}
+
+// chunks counts, per dispatch queue chunk this process claimed (storage.ClaimedDelivery.QueueID
+// other than the delivery's own id, migration 084), its deliveries not yet attempted here. The
+// record of the last one removes the chunk. Deliveries queued locally and released at shutdown
+// are never counted down: their chunk stays, due again at once (storage.ReleaseClaims).
+type chunks struct {
+	mu   sync.Mutex
+	left map[string]int
+}
+
+func (c *chunks) claimed(cs []storage.ClaimedDelivery) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range cs {
+		if d.QueueID != "" && d.QueueID != d.ID {
+			if c.left == nil {
+				c.left = map[string]int{}
+			}
+			c.left[d.QueueID]++
+		}
+	}
+}
+
+// finished counts d's attempt and returns its chunk's id when it was the chunk's last, else "".
+func (c *chunks) finished(d storage.ClaimedDelivery) string {
+	if d.QueueID == "" || d.QueueID == d.ID {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left[d.QueueID]--; c.left[d.QueueID] > 0 {
+		return ""
+	}
+	delete(c.left, d.QueueID)
+	return d.QueueID
 }

@@ -11,6 +11,7 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -162,6 +163,7 @@ type Hub struct {
 	policy  policy
 
 	sched    *sched
+	chunks   chunks
 	recorder *recorder
 	health   *dbHealth
 
@@ -186,7 +188,8 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	}
 	// The fan-out (in storage) writes this hub's retry budget and duplicate window into every
 	// delivery it creates.
-	store.SetFanoutPolicy(storage.FanoutPolicy{Attempts: len(cfg.RetrySchedule), DedupeWindow: cfg.DedupeWindow})
+	store.SetFanoutPolicy(storage.FanoutPolicy{Attempts: len(cfg.RetrySchedule), DedupeWindow: cfg.DedupeWindow,
+		QueueChunk: cfg.PerDestination})
 	m, err := newMetrics(reg, store.FanoutCounts)
 	if err != nil {
 		return nil, err
@@ -261,17 +264,12 @@ func (h *Hub) Run(ctx context.Context) error {
 func (h *Hub) stop(loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-chan struct{}) {
 	deadline := time.Now().Add(h.cfg.ShutdownGrace)
 	loops.Wait()
-	if queued := h.sched.close(); len(queued) > 0 {
-		ids := make([]string, len(queued))
-		for i, it := range queued {
-			ids[i] = it.c.ID
-		}
-		rctx, cancel := context.WithDeadline(context.Background(), deadline)
-		if err := h.store.ReleaseClaims(rctx, ids); err != nil {
-			h.log.Warn("delivery: releasing queued deliveries", "n", len(ids), "err", err)
-		}
-		cancel()
-	}
+	// The queued deliveries' own rows are handed back at once; their chunks only once every
+	// attempt made here is recorded, because a chunk due again gives the next claim every
+	// delivery it lists still pending, and those in flight here are until their records land.
+	own, chunked := h.queuedRows(h.sched.close())
+	h.release(deadline, own)
+	defer h.release(deadline, chunked)
 	sends := make(chan struct{})
 	go func() { h.sched.wait(); close(sends) }()
 	reserve := min(h.cfg.ShutdownGrace/4, 5*time.Second)
@@ -287,4 +285,36 @@ func (h *Hub) stop(loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-
 	hard := time.AfterFunc(max(time.Until(deadline), 0), stopRec)
 	defer hard.Stop()
 	<-recDone
+}
+
+// queuedRows splits the queue rows of deliveries claimed but never started into the deliveries'
+// own rows and chunks (each chunk once).
+func (h *Hub) queuedRows(queued []claimed) (own, chunked []string) {
+	seen := map[string]bool{}
+	for _, it := range queued {
+		id := cmp.Or(it.c.QueueID, it.c.ID)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if id == it.c.ID {
+			own = append(own, id)
+		} else {
+			chunked = append(chunked, id)
+		}
+	}
+	return own, chunked
+}
+
+// release hands queue rows back (due at once) if the shutdown grace still has time for it;
+// otherwise they come due after their lease.
+func (h *Hub) release(deadline time.Time, ids []string) {
+	if len(ids) == 0 || !time.Now().Before(deadline) {
+		return
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := h.store.ReleaseClaims(ctx, ids); err != nil {
+		h.log.Warn("delivery: releasing queued deliveries", "rows", len(ids), "err", err)
+	}
 }

@@ -138,15 +138,18 @@ func TestTwoProcessesShareWithoutDoubleSends(t *testing.T) {
 	// A double send is a second request for one event. Instead of sleeping in the hope that it
 	// has arrived by then, wait until the books balance: no delivery left unfinished (nothing
 	// will be claimed again) and one attempt row recorded per request received, so every send
-	// either process made has reached the receiver and is counted below.
+	// either process made has reached the receiver and is counted below. The dispatch queue is
+	// empty by then: each chunk went with the record of its last delivery, in the process that
+	// claimed it.
 	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
-		var open, attempts int
+		var open, attempts, queued int
 		if err := st.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM deliveries WHERE status <> 'succeeded'),
-			(SELECT count(*) FROM delivery_attempts)`).Scan(&open, &attempts); err != nil {
+			(SELECT count(*) FROM delivery_attempts), (SELECT count(*) FROM delivery_queue)`).Scan(&open, &attempts, &queued); err != nil {
 			t.Fatal(err)
 		}
 		got := len(rc.requests())
-		return open == 0 && attempts == got, fmt.Sprintf("%d deliveries unfinished, %d attempts recorded for %d requests", open, attempts, got)
+		return open == 0 && attempts == got && queued == 0,
+			fmt.Sprintf("%d deliveries unfinished, %d attempts recorded for %d requests, %d queue rows left", open, attempts, got, queued)
 	})
 	byEvent, byDelivery := rc.counts()
 	for id, n := range byEvent {

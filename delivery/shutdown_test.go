@@ -23,8 +23,8 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 		time.Sleep(25 * time.Millisecond) // a little slow: many sends are in flight at the signal
 	})}
 	dbURL, st, org := processEnv(t, rc.URL)
-	// A 2 s timeout makes the lease 11 s: a delivery whose record was lost would be sent again
-	// about 11 s after the restart, inside the wait below.
+	// A 2 s timeout makes the lease 15 s: a delivery whose record was lost would be sent again
+	// about 15 s after the restart, inside the wait below.
 	env := []string{"DELIVERY_TIMEOUT=2s", "DELIVERY_RETRY_SCHEDULE=0s,200ms,400ms,600ms", "SHUTDOWN_TIMEOUT=10s", "LOG_LEVEL=info"}
 	srv := testenv.StartServer(t, dbURL, env...)
 	ids := emitN(t, st, org, 3000)
@@ -68,7 +68,7 @@ func TestGracefulStopRecordsEveryAttempt(t *testing.T) {
 	srv.Start()
 	rc.waitFor(t, 60*time.Second, "every event after the restart", allArrived(ids))
 	// A delivery sent but left without a record stays pending (leased) and is sent again after
-	// its lease, about 11 s after the restart; it leaves pending only once that second send is
+	// its lease, about 15 s after the restart; it leaves pending only once that second send is
 	// recorded, after it reached the receiver. So once nothing is pending every send that will
 	// ever happen has happened and is counted below; no fixed pause past the lease is needed.
 	waitNoPending(t, st, 30*time.Second)

@@ -15,11 +15,15 @@ import (
 
 // requeueDue is the CTE that puts the deliveries a statement's CTE u returned (id,
 // destination_id, attempts) back in the dispatch queue, due now: a finished one gets its queue row
-// again, a pending one keeps its row, brought forward.
+// again, a pending one keeps its row, brought forward. A delivery still waiting for its first
+// attempt in the chunk the fan-out queued it in (migration 084) stays there: it is due already,
+// or being sent, and a row of its own beside the chunk would send it twice.
 const requeueDue = `q AS (
-		INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
-		SELECT id, destination_id, attempts, now() FROM u
-		ON CONFLICT (delivery_id) DO UPDATE SET next_attempt_at = now()
+		INSERT INTO delivery_queue (id, destination_id, attempts, next_attempt_at, delivery_ids)
+		SELECT id, destination_id, attempts, now(), ARRAY[id] FROM u
+		WHERE u.attempts > 0 OR NOT EXISTS (SELECT 1 FROM delivery_queue c
+			WHERE c.destination_id = u.destination_id AND c.attempts = 0 AND c.id <> u.id AND u.id = ANY(c.delivery_ids))
+		ON CONFLICT (id) DO UPDATE SET next_attempt_at = now()
 	)`
 
 // ResendDelivery schedules one more attempt of a delivery of orgID now, whatever its state, with

@@ -23,10 +23,13 @@ import (
 
 // FanoutPolicy is what the fan-out writes into each delivery: the attempts it gets (the length
 // of the delivery hub's retry schedule) and the window within which identical payloads to one
-// destination collapse.
+// destination collapse; and how many deliveries of one destination share a dispatch queue row
+// (the hub's sends in flight per destination, so that one chunk fits the room a claim looks
+// for: migration 084).
 type FanoutPolicy struct {
 	Attempts     int
 	DedupeWindow time.Duration
+	QueueChunk   int
 }
 
 func (p *FanoutPolicy) setDefaults() {
@@ -36,7 +39,14 @@ func (p *FanoutPolicy) setDefaults() {
 	if p.DedupeWindow <= 0 {
 		p.DedupeWindow = 24 * time.Hour
 	}
+	if p.QueueChunk <= 0 {
+		p.QueueChunk = DefaultQueueChunk
+	}
 }
+
+// DefaultQueueChunk is the most deliveries of one destination a fan-out queues in one dispatch
+// queue row, unless the hub sets its own (delivery.Config.PerDestination, whose default it is).
+const DefaultQueueChunk = 32
 
 // SetFanoutPolicy replaces the policy the fan-out writes with; the delivery hub sets it from its
 // own configuration when it is built, so the rows it claims carry its retry schedule's length.
@@ -93,7 +103,8 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 					return InsertResult{}, fmt.Errorf("fan-out: identity of %s: %w", ev.Kind, err)
 				}
 				nd = NewDeliveries{EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: bodies[i],
-					EmittedAt: emitted, MaxAttempts: policy.Attempts, DedupeWindow: policy.DedupeWindow}
+					EmittedAt: emitted, MaxAttempts: policy.Attempts, DedupeWindow: policy.DedupeWindow,
+					QueueChunk: policy.QueueChunk}
 			}
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(ev.ID, d.id))
 			nd.Destinations = append(nd.Destinations, d.id)
@@ -138,6 +149,7 @@ type NewDeliveries struct {
 	EmittedAt    time.Time
 	MaxAttempts  int
 	DedupeWindow time.Duration
+	QueueChunk   int      // deliveries of one destination per dispatch queue row (0: DefaultQueueChunk)
 	IDs          []string // delivery ids, parallel to Destinations and DedupeKeys
 	Destinations []string
 	DedupeKeys   [][]byte
@@ -152,7 +164,8 @@ type InsertResult struct {
 // InsertDeliveryBatch writes the deliveries of many events in tx in one statement, all due now:
 // a destination whose dedupe key was seen within the window gets nothing (the payload collapses
 // into the earlier delivery, also when the earlier one is in the same batch); the rest get a
-// pending delivery. It sends no notification: a NOTIFY inside a business transaction takes
+// pending delivery, queued in chunks of up to QueueChunk deliveries per destination (the first
+// element's; migration 084). It sends no notification: a NOTIFY inside a business transaction takes
 // PostgreSQL's one notify lock at commit and holds it through the WAL flush, serializing every
 // committing transaction of the cluster (migration 013); the store notifies after the commit
 // instead. The window is the first element's DedupeWindow. A batch of more than customPlanAbove
@@ -194,7 +207,11 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 	if len(ids) == 0 {
 		return res, nil
 	}
-	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow}
+	chunk := nds[0].QueueChunk
+	if chunk <= 0 {
+		chunk = DefaultQueueChunk
+	}
+	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk}
 	var err error
 	if len(ids) <= customPlanAbove {
 		err = tx.QueryRow(ctx, insertDeliveriesSQL, args...).Scan(&res.Created)
@@ -250,8 +267,12 @@ WITH input AS (
     ON CONFLICT (event_id, destination_id) DO NOTHING
     RETURNING id, destination_id, event_id, next_attempt_at
 ), q AS (
-    INSERT INTO delivery_queue (delivery_id, destination_id, attempts, next_attempt_at)
-    SELECT id, destination_id, 0, next_attempt_at FROM ins
+    -- One queue row per chunk of up to $12 deliveries of one destination (migration 084).
+    INSERT INTO delivery_queue (id, destination_id, attempts, next_attempt_at, delivery_ids)
+    SELECT 'c:' || min(id), destination_id, 0, min(next_attempt_at), array_agg(id ORDER BY id)
+    FROM (SELECT id, destination_id, next_attempt_at,
+                 (row_number() OVER (PARTITION BY destination_id ORDER BY id) - 1) / $12 AS chunk FROM ins) x
+    GROUP BY destination_id, chunk
 ), body AS (
     INSERT INTO delivery_payloads (event_id, payload)
     SELECT b.event_id, b.payload FROM unnest($9::text[], $10::bytea[]) AS b(event_id, payload)

@@ -67,7 +67,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	}
 	queueMirrorsPending(t, st)
 	var retryDue time.Time
-	if err := st.Pool().QueryRow(ctx, `SELECT next_attempt_at FROM delivery_queue WHERE delivery_id = 'dlv_retry'`).Scan(&retryDue); err != nil {
+	if err := st.Pool().QueryRow(ctx, `SELECT next_attempt_at FROM delivery_queue WHERE id = 'dlv_retry'`).Scan(&retryDue); err != nil {
 		t.Fatal(err)
 	}
 	if !retryDue.Equal(retryAt) {
