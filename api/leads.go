@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,21 +37,6 @@ func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
 	root.Handle("/api/webhooks/conversions", s.keyed(s.postConversion)).Methods(http.MethodPost)
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
-}
-
-// pushLeadBody is one lead of a push; unknown fields are refused by the strict decoder.
-type pushLeadBody struct {
-	LinkedInURL *string        `json:"linkedin_url"`
-	FirstName   string         `json:"first_name"`
-	LastName    string         `json:"last_name"`
-	Name        string         `json:"name"`
-	Company     string         `json:"company"`
-	Title       string         `json:"title"`
-	Email       string         `json:"email"`
-	Location    string         `json:"location"`
-	Headline    string         `json:"headline"`
-	Source      string         `json:"source"`
-	Data        map[string]any `json:"data"`
 }
 
 func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
@@ -94,48 +78,70 @@ func (s *Server) pushLeads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, pushView(res, len(leads), func(i int) []string { return warnings[i] }))
 }
 
-// pushLeadFields are the names pushLeadBody reads; Go's decoder matches them regardless of case,
-// and so does decodePushLead.
-var pushLeadFields = []string{"linkedin_url", "first_name", "last_name", "name", "company", "title", "email",
-	"location", "headline", "source", "data"}
+// pushLeadBody is one lead of a push as its known fields decode; every other field is an extra
+// column (see decodePushLead).
+type pushLeadBody struct {
+	outreach.LeadInput
+	linkedInURL *string // nil when absent or null: the one field a lead needs
+}
+
+// pushLeadFields are the fields pushLeadBody reads, with where each goes (a *string, **string or
+// *map[string]any, for encoding/json). Names are matched regardless of case and a name sent
+// twice keeps its last value, as Go's decoder matches and keeps struct fields. They are in name
+// order because a lead with several fields of the wrong type is refused naming the first of
+// them in that order: the messages are the API's, and that is the field they have always named
+// (the fields used to be decoded from a re-encoded map, whose keys encoding/json sorts).
+var pushLeadFields = [...]struct {
+	name string
+	dst  func(*pushLeadBody) any
+}{
+	{"company", func(b *pushLeadBody) any { return &b.Company }},
+	{"data", func(b *pushLeadBody) any { return &b.Data }},
+	{"email", func(b *pushLeadBody) any { return &b.Email }},
+	{"first_name", func(b *pushLeadBody) any { return &b.FirstName }},
+	{"headline", func(b *pushLeadBody) any { return &b.Headline }},
+	{"last_name", func(b *pushLeadBody) any { return &b.LastName }},
+	{"linkedin_url", func(b *pushLeadBody) any { return &b.linkedInURL }},
+	{"location", func(b *pushLeadBody) any { return &b.Location }},
+	{"name", func(b *pushLeadBody) any { return &b.Name }},
+	{"source", func(b *pushLeadBody) any { return &b.Source }},
+	{"title", func(b *pushLeadBody) any { return &b.Title }},
+}
 
 // decodePushLead reads one lead of a push. The known fields are decoded strictly (a wrong type
 // or an over-long value is still the caller's 400, naming the field); every other field is an
 // extra column of the client's export, kept in data by outreach.AddExtraFields, which says what
 // it could not keep. The error names the field and starts with "." or " ", for the caller to
 // put the lead's place in front.
+//
+// A push decodes up to 100 of these per call, so each field's value is decoded once, straight
+// into its place, from the object's one split.
 func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
-	fields, ok := outreach.LeadObjectFields(raw)
-	if !ok {
+	var known [len(pushLeadFields)]json.RawMessage
+	var extras []outreach.LeadField
+	if err := outreach.EachLeadField(raw, func(f outreach.LeadField) {
+		if i := pushLeadField(f.Key); i >= 0 {
+			known[i] = f.Value // a name sent twice keeps its last value
+		} else {
+			extras = append(extras, f)
+		}
+	}); err != nil {
 		return outreach.LeadInput{}, nil, invalid(" must be a JSON object")
 	}
-	known := map[string]json.RawMessage{}
-	var extras []outreach.LeadField
-	for _, f := range fields {
-		if i := slices.IndexFunc(pushLeadFields, func(n string) bool { return strings.EqualFold(n, f.Key) }); i >= 0 {
-			known[pushLeadFields[i]] = f.Value // the last one wins, as with Go's decoder
+	var b pushLeadBody
+	for i, f := range pushLeadFields {
+		if known[i] == nil {
 			continue
 		}
-		extras = append(extras, f)
-	}
-	knownJSON, err := json.Marshal(known)
-	if err != nil {
-		return outreach.LeadInput{}, nil, invalid(" cannot be read")
-	}
-	var b pushLeadBody
-	if err := decodeStrict(knownJSON, &b); err != nil {
-		// `field "x" must be a string, got number` reads `.x must be a string, got number`.
-		if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok && ie.Field != "" {
-			return outreach.LeadInput{}, nil, invalid(".%s %s", ie.Field, ie.Problem)
+		if err := decodeLeadField(f.name, known[i], f.dst(&b)); err != nil {
+			return outreach.LeadInput{}, nil, err
 		}
-		return outreach.LeadInput{}, nil, invalid(": %s", err.Error())
 	}
-	if b.LinkedInURL == nil {
+	if b.linkedInURL == nil {
 		return outreach.LeadInput{}, nil, invalid(".linkedin_url is required")
 	}
-	in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
-		Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
-		Source: strings.TrimSpace(b.Source), Data: b.Data}
+	in := b.LeadInput
+	in.LinkedInURL, in.Source = *b.linkedInURL, strings.TrimSpace(in.Source)
 	// The client's own data is checked as sent (its limits are the contract's); the extras are
 	// added after, within what is left of the 20 pairs.
 	if err := checkLeadInput(in); err != nil {
@@ -144,6 +150,47 @@ func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
 	var warnings []string
 	in.Data, warnings = outreach.AddExtraFields(in.Data, extras)
 	return in, warnings, nil
+}
+
+// pushLeadField is the index in pushLeadFields of the field a key names, or -1.
+func pushLeadField(key string) int {
+	for i, f := range pushLeadFields {
+		if strings.EqualFold(f.name, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// decodeLeadField decodes the value of the known field name into dst. A plain string into a
+// text field, the common case, needs no decoder; anything else is encoding/json's to decode and
+// to refuse, and its type error is worded as for a field of the lead.
+func decodeLeadField(name string, val json.RawMessage, dst any) error {
+	if s, ok := outreach.PlainJSONString(val); ok {
+		switch dst := dst.(type) {
+		case *string:
+			*dst = s
+			return nil
+		case **string:
+			text := s // a variable of this case alone: only here does the text need a place of its own
+			*dst = &text
+			return nil
+		}
+	}
+	err := json.Unmarshal(val, dst)
+	if err == nil {
+		return nil
+	}
+	if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		typ.Field = name // decoded on its own, the value has no field path
+	}
+	// `field "x" must be a string, got number` reads `.x must be a string, got number`. The
+	// value is valid JSON (EachLeadField checked it), so a type error is all there can be.
+	ie := outreach.JSONInputError(err, name)
+	if ie.Field != "" {
+		return invalid(".%s %s", ie.Field, ie.Problem)
+	}
+	return invalid(": %s", ie.Message)
 }
 
 // checkLeadInput enforces the limits of one lead; the error names the field (the caller

@@ -145,22 +145,10 @@ type jsonPair struct {
 // objectPairs keeps the keys of an object in input order (a map would lose it), which is what
 // "first value wins" and "first 20 extra columns" are defined on.
 func objectPairs(obj []byte) ([]jsonPair, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
 	var pairs []jsonPair
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return nil, err
-		}
-		pairs = append(pairs, jsonPair{key: key, val: val})
+	err := EachLeadField(obj, func(f LeadField) { pairs = append(pairs, jsonPair{key: f.Key, val: f.Value}) })
+	if err != nil {
+		return nil, err
 	}
 	return pairs, nil
 }
