@@ -180,10 +180,11 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[], $15::text[])
 			AS a(delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger, at, url, status_code,
 			     error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
-		-- An attempt whose destination (and so its delivery) was deleted while it was in flight has
-		-- nothing left to belong to; recording it would fail the whole batch on the foreign key.
-		WHERE EXISTS (SELECT 1 FROM destinations d WHERE d.id = a.destination_id)
-		  AND (a.delivery_id IS NULL OR EXISTS (SELECT 1 FROM deliveries x WHERE x.id = a.delivery_id))`,
+		-- An attempt whose destination (and so its delivery) was purged while it was in flight has
+		-- nothing left to belong to. The destinations are looked up once each, not per attempt;
+		-- the delivery needs no look-up of its own: it goes only with its destination's purge, or
+		-- by retention, which never takes a pending delivery, and this one was claimed pending.
+		WHERE a.destination_id IN (SELECT d.id FROM destinations d WHERE d.id = ANY($2::text[]))`,
 		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next, webhookID)
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),
