@@ -38,8 +38,16 @@ func (ev Event) Identity() ([]byte, error) {
 	return append([]byte(string(ev.Kind)+"\x00"+ev.OrgID+"\x00"), canon...), nil
 }
 
-// DedupeKey = sha256(destination id, NUL, payload identity): one destination never gets two
-// identical payloads within the window; two destinations each get their own.
+// PayloadKey = sha256(payload identity): the key of the duplicate rule, one per payload, under
+// which the destinations that got it are kept with the end of each one's window.
+func PayloadKey(identity []byte) []byte {
+	k := sha256.Sum256(identity)
+	return k[:]
+}
+
+// DedupeKey = sha256(destination id, NUL, payload identity) was the duplicate rule's key until
+// migration 085, one per destination; the fan-out still compares it with the keys kept from before
+// that migration until they have all expired.
 func DedupeKey(destinationID string, identity []byte) []byte {
 	s := sha256.New()
 	s.Write([]byte(destinationID))

@@ -277,12 +277,29 @@ func (s *Store) QueueStats(ctx context.Context) (DeliveryQueueStats, error) {
 	return st, rows.Err()
 }
 
-// PruneDeliveryDedupe deletes dedupe keys that expired before cutoff, a bounded batch at a time.
+// PruneDeliveryDedupe deletes the duplicate rule's rows whose every window ended before cutoff, a
+// bounded batch at a time, and the keys of the rule's older form likewise (migration 085). Once
+// none of those is left (seen by the call after the one that deleted the last), the fan-out stops
+// consulting them.
 func (s *Store) PruneDeliveryDedupe(ctx context.Context, cutoff time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM delivery_dedupe WHERE ctid IN (
-		SELECT ctid FROM delivery_dedupe WHERE expires_at < $1 LIMIT 10000)`, cutoff)
+	var n int64
+	var legacyEmpty bool
+	err := s.pool.QueryRow(ctx, `WITH a AS (
+			DELETE FROM delivery_dedupe WHERE ctid IN (
+				SELECT ctid FROM delivery_dedupe WHERE last_expires_at < $1 LIMIT 10000)
+			RETURNING 1
+		), b AS (
+			DELETE FROM delivery_dedupe_legacy WHERE ctid IN (
+				SELECT ctid FROM delivery_dedupe_legacy WHERE expires_at < $1 LIMIT 10000)
+			RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b), NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy)`,
+		cutoff).Scan(&n, &legacyEmpty)
 	if err != nil {
 		return 0, fmt.Errorf("prune delivery dedupe: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	if legacyEmpty {
+		s.legacyDedupe.Store(false)
+	}
+	return n, nil
 }

@@ -2,7 +2,6 @@ package storage_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,10 +19,9 @@ import (
 func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.Duration, dests ...string) (int, int) {
 	t.Helper()
 	nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
-		Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: window}
+		Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: window, Identity: []byte(org + "/" + identity)}
 	for _, d := range dests {
-		k := sha256.Sum256([]byte(d + identity))
-		nd.IDs, nd.Destinations, nd.DedupeKeys = append(nd.IDs, outreach.NewID("dlv")), append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+		nd.IDs, nd.Destinations = append(nd.IDs, outreach.NewID("dlv")), append(nd.Destinations, d)
 	}
 	ctx := context.Background()
 	tx, err := st.Pool().Begin(ctx)
@@ -31,7 +29,7 @@ func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.D
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	res, err := storage.InsertDeliveryBatch(ctx, tx, []storage.NewDeliveries{nd})
+	res, err := st.InsertDeliveryBatch(ctx, tx, []storage.NewDeliveries{nd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,8 +291,10 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 			t.Errorf("%d queue rows of the deleted destination left", n)
 		}
 		queueMirrorsPending(t, st)
-		if n := count("delivery_dedupe", "destination_id = $1", id); n != 0 {
-			t.Errorf("%d dedupe keys of the deleted destination left", n)
+		// Keys of the duplicate rule's older form go with it; a payload's row keeps the id among
+		// its destinations until the row's window ends (ids are never reused).
+		if n := count("delivery_dedupe_legacy", "destination_id = $1", id); n != 0 {
+			t.Errorf("%d old-form dedupe keys of the deleted destination left", n)
 		}
 		if n := count("delivery_attempts", "destination_id = $1", id); n != 1 {
 			t.Errorf("%d attempts of the deleted destination kept, want 1", n)
@@ -309,7 +309,7 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 		if n, err := st.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 			t.Fatalf("purge: %d %v", n, err)
 		}
-		for _, table := range []string{"deliveries", "delivery_dedupe", "delivery_attempts"} {
+		for _, table := range []string{"deliveries", "delivery_dedupe_legacy", "delivery_attempts"} {
 			if n := count(table, "destination_id = $1", id); n != 0 {
 				t.Errorf("%s: %d rows of the deleted destination left", table, n)
 			}
@@ -405,7 +405,7 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := storage.InsertDeliveryBatch(ctx, tx, nds); err != nil {
+	if _, err := st.InsertDeliveryBatch(ctx, tx, nds); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -460,16 +460,16 @@ func destinationURL(id string, dests []string) string {
 }
 
 // deliveriesToAll is the fan-out of events new events, each to every destination, with the ids
-// and distinct dedupe keys the business transaction's fan-out would give them.
+// and distinct payload identities the business transaction's fan-out would give them.
 func deliveriesToAll(org string, dests []string, events int, payload func(i int) []byte) []storage.NewDeliveries {
 	var nds []storage.NewDeliveries
 	for i := range events {
 		nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
 			Payload: payload(i), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
+		nd.Identity = []byte(nd.EventID)
 		for _, d := range dests {
-			k := sha256.Sum256([]byte(nd.EventID + d))
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(nd.EventID, d))
-			nd.Destinations, nd.DedupeKeys = append(nd.Destinations, d), append(nd.DedupeKeys, k[:])
+			nd.Destinations = append(nd.Destinations, d)
 		}
 		nds = append(nds, nd)
 	}

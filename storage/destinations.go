@@ -203,7 +203,7 @@ func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
 		b.Queue(`UPDATE deliveries SET status = 'failed', failed_at = now(), next_attempt_at = NULL, updated_at = now(),
 			last_error = 'destination deleted' WHERE destination_id = $1 AND status = 'pending'`, id)
 		b.Queue(`DELETE FROM delivery_queue WHERE destination_id = $1`, id)
-		b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
+		b.Queue(`DELETE FROM delivery_dedupe_legacy WHERE destination_id = $1`, id)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("delete destination %s: its deliveries: %w", id, err)
 		}
@@ -239,7 +239,7 @@ func (s *Store) PurgeDeletedDestinations(ctx context.Context, before time.Time) 
 			// cascade from).
 			b := &pgx.Batch{}
 			b.Queue(`DELETE FROM delivery_attempts WHERE destination_id = $1`, id)
-			b.Queue(`DELETE FROM delivery_dedupe WHERE destination_id = $1`, id)
+			b.Queue(`DELETE FROM delivery_dedupe_legacy WHERE destination_id = $1`, id)
 			b.Queue(`DELETE FROM delivery_queue WHERE destination_id = $1`, id)
 			b.Queue(`WITH gone AS (DELETE FROM deliveries WHERE destination_id = $1 RETURNING event_id)
 				DELETE FROM delivery_payloads p WHERE p.event_id IN (SELECT event_id FROM gone)

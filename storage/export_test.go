@@ -11,3 +11,7 @@ func (s *Store) MigrateThrough(ctx context.Context, version string) error {
 // PrepareFanout prepares the fan-out's statements on conn as the store does on each new
 // connection, for tests that run the fan-out on a connection of their own.
 var PrepareFanout = prepareFanout
+
+// LegacyDedupe reports whether the fan-out still consults the duplicate rule's keys of the form
+// before migration 085.
+func (s *Store) LegacyDedupe() bool { return s.legacyDedupe.Load() }

@@ -93,28 +93,27 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 	var nds []NewDeliveries
 	for i, ev := range events {
 		var nd NewDeliveries
-		var identity []byte
 		for _, d := range dests[ev.OrgID] {
 			if !ev.Kind.Matches(d.events) {
 				continue
 			}
-			if identity == nil {
-				if identity, err = ev.Identity(); err != nil {
+			if nd.Identity == nil {
+				identity, err := ev.Identity()
+				if err != nil {
 					return InsertResult{}, fmt.Errorf("fan-out: identity of %s: %w", ev.Kind, err)
 				}
 				nd = NewDeliveries{EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: bodies[i],
 					EmittedAt: emitted, MaxAttempts: policy.Attempts, DedupeWindow: policy.DedupeWindow,
-					QueueChunk: policy.QueueChunk}
+					QueueChunk: policy.QueueChunk, Identity: identity}
 			}
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(ev.ID, d.id))
 			nd.Destinations = append(nd.Destinations, d.id)
-			nd.DedupeKeys = append(nd.DedupeKeys, outreach.DedupeKey(d.id, identity))
 		}
 		if len(nd.IDs) > 0 {
 			nds = append(nds, nd)
 		}
 	}
-	return InsertDeliveryBatch(ctx, tx, nds)
+	return s.InsertDeliveryBatch(ctx, tx, nds)
 }
 
 const fanoutTargetsSQL = `SELECT id, org_id, events FROM destinations
@@ -140,7 +139,7 @@ func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (map[string][]
 	return out, rows.Err()
 }
 
-// NewDeliveries is one event's fan-out: one delivery per destination, each with its dedupe key.
+// NewDeliveries is one event's fan-out: one delivery per destination.
 type NewDeliveries struct {
 	EventID      string
 	EventKind    string
@@ -149,10 +148,12 @@ type NewDeliveries struct {
 	EmittedAt    time.Time
 	MaxAttempts  int
 	DedupeWindow time.Duration
-	QueueChunk   int      // deliveries of one destination per dispatch queue row (0: DefaultQueueChunk)
-	IDs          []string // delivery ids, parallel to Destinations and DedupeKeys
+	QueueChunk   int // deliveries of one destination per dispatch queue row (0: DefaultQueueChunk)
+	// Identity is what makes two payloads identical for the duplicate rule
+	// (outreach.Event.Identity).
+	Identity     []byte
+	IDs          []string // delivery ids, parallel to Destinations
 	Destinations []string
-	DedupeKeys   [][]byte
 }
 
 // InsertResult is what InsertDeliveryBatch wrote.
@@ -162,46 +163,52 @@ type InsertResult struct {
 }
 
 // InsertDeliveryBatch writes the deliveries of many events in tx in one statement, all due now:
-// a destination whose dedupe key was seen within the window gets nothing (the payload collapses
-// into the earlier delivery, also when the earlier one is in the same batch); the rest get a
-// pending delivery, queued in chunks of up to QueueChunk deliveries per destination (the first
-// element's; migration 084). It sends no notification: a NOTIFY inside a business transaction takes
-// PostgreSQL's one notify lock at commit and holds it through the WAL flush, serializing every
-// committing transaction of the cluster (migration 013); the store notifies after the commit
-// instead. The window is the first element's DedupeWindow. A batch of more than customPlanAbove
-// deliveries leaves plan_cache_mode = force_custom_plan set for the rest of tx.
-func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (InsertResult, error) {
+// a destination that got an identical payload within the window gets nothing (the payload
+// collapses into the earlier delivery, also when the earlier one is in the same batch); the rest
+// get a pending delivery, queued in chunks of up to QueueChunk deliveries per destination (the
+// first element's; migration 084). The duplicate rule keeps one row per payload (migration 085);
+// while keys of the rule's older form may remain (Store.legacyDedupe), they are consulted too. It
+// sends no notification: a NOTIFY inside a business transaction takes PostgreSQL's one notify lock
+// at commit and holds it through the WAL flush, serializing every committing transaction of the
+// cluster (migration 013); the store notifies after the commit instead. The window is the first
+// element's DedupeWindow. A batch of more than customPlanAbove deliveries leaves plan_cache_mode =
+// force_custom_plan set for the rest of tx.
+func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (InsertResult, error) {
+	legacy := s.legacyDedupe.Load()
 	var res InsertResult
 	// One array element per delivery (the event's columns repeated), and the payloads once per
 	// event: no join between the two inputs, whose sizes the planner cannot know (it estimated
 	// one row and joined them in a nested loop, quadratic in the deliveries of a statement).
 	var (
 		ids, dests, evID, evKind, evOrg []string
-		keys                            [][]byte
+		keys, legacyKeys                [][]byte
 		emitted                         []time.Time
 		maxAttempts                     []int32
 		bodyID                          []string
 		body                            [][]byte
 	)
-	type seenKey struct{ dest, key string }
-	seen := map[seenKey]bool{}
+	seen := map[string]bool{}
 	for _, nd := range nds {
 		if len(nd.IDs) == 0 {
 			continue
 		}
+		// ON CONFLICT DO UPDATE may not touch one row twice in a statement: an identical payload
+		// inside the batch collapses here, the first one wins (identical payloads are of one
+		// organization and kind, so they select the same destinations).
+		key := outreach.PayloadKey(nd.Identity)
+		if seen[string(key)] {
+			res.Collapsed += len(nd.IDs)
+			continue
+		}
+		seen[string(key)] = true
 		bodyID, body = append(bodyID, nd.EventID), append(body, nd.Payload)
 		for i := range nd.IDs {
-			// ON CONFLICT DO UPDATE may not touch one row twice in a statement: identical payloads
-			// inside the batch collapse here, the first one wins.
-			k := seenKey{nd.Destinations[i], string(nd.DedupeKeys[i])}
-			if seen[k] {
-				res.Collapsed++
-				continue
-			}
-			seen[k] = true
-			ids, dests, keys = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, nd.DedupeKeys[i])
+			ids, dests, keys = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, key)
 			evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
 			emitted, maxAttempts = append(emitted, nd.EmittedAt), append(maxAttempts, int32(nd.MaxAttempts))
+			if legacy {
+				legacyKeys = append(legacyKeys, outreach.DedupeKey(nd.Destinations[i], nd.Identity))
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -211,16 +218,21 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 	if chunk <= 0 {
 		chunk = DefaultQueueChunk
 	}
+	query := insertDeliveriesSQL
 	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk}
+	if legacy {
+		query = insertDeliveriesLegacySQL
+		args = append(args, legacyKeys)
+	}
 	var err error
 	if len(ids) <= customPlanAbove {
-		err = tx.QueryRow(ctx, insertDeliveriesSQL, args...).Scan(&res.Created)
+		err = tx.QueryRow(ctx, query, args...).Scan(&res.Created)
 	} else {
 		// One round trip. The setting lasts until tx ends; in a business transaction
 		// (Store.InTx) the fan-out is the last statement before the commit.
 		b := &pgx.Batch{}
 		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
-		b.Queue(insertDeliveriesSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
+		b.Queue(query, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
 		err = tx.SendBatch(ctx, b).Close()
 	}
 	if err != nil {
@@ -239,31 +251,46 @@ func InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDeliveries) (I
 // threshold the quadratic part costs less than planning the statement does.
 const customPlanAbove = 200
 
-// insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes them).
-const insertDeliveriesSQL = `
+// insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
+// them); insertDeliveriesLegacySQL is the same with $13, the keys of the duplicate rule's older
+// form (per destination), whose deliveries collapse too.
+var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(""), fanoutStatement(`
+      AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
+                      AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`)
+
+// fanoutStatement is the fan-out with legacyFilter added to its input's conditions.
+func fanoutStatement(legacyFilter string) string {
+	legacyColumn, legacyArray := "", ""
+	if legacyFilter != "" {
+		legacyColumn, legacyArray = ", legacy_key", ", $13::bytea[]"
+	}
+	return `
 WITH input AS (
     -- Only destinations that still exist and are not deleted: one deleted since the caller read
     -- the list gets nothing.
     SELECT i.* FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[],
-                           $7::timestamptz[], $8::int[])
-        AS i(delivery_id, destination_id, dedupe_key, event_id, event_kind, org_id, emitted_at, max_attempts)
-    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)
+                           $7::timestamptz[], $8::int[]` + legacyArray + `)
+        AS i(delivery_id, destination_id, payload_key, event_id, event_kind, org_id, emitted_at, max_attempts` + legacyColumn + `)
+    WHERE EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = i.destination_id AND dst.deleted_at IS NULL)` + legacyFilter + `
 ), kept AS (
-    INSERT INTO delivery_dedupe AS dd (destination_id, dedupe_key, delivery_id, expires_at)
+    -- One row per payload: a new one lists every destination; one seen before (within some
+    -- destination's window) adds the destinations it does not cover (migration 085).
+    INSERT INTO delivery_dedupe AS dd (payload_key, destination_ids, expires_at, added, last_expires_at)
+    SELECT payload_key, dests, array_fill(now() + $11::interval, ARRAY[cardinality(dests)]), dests, now() + $11::interval
+    FROM (SELECT payload_key, array_agg(destination_id ORDER BY destination_id) AS dests FROM input GROUP BY payload_key) ev
     -- In key order, so two transactions writing the same keys (the same fact committed twice at
     -- once) take them in the same order and cannot deadlock.
-    SELECT destination_id, dedupe_key, delivery_id, now() + $11::interval FROM input
-    ORDER BY destination_id, dedupe_key
-    ON CONFLICT (destination_id, dedupe_key) DO UPDATE
-        SET delivery_id = EXCLUDED.delivery_id, expires_at = EXCLUDED.expires_at
-        WHERE dd.expires_at <= now()
-    RETURNING dd.delivery_id
+    ORDER BY payload_key
+    ON CONFLICT (payload_key) DO UPDATE SET (destination_ids, expires_at, added, last_expires_at) =
+        (SELECT m.* FROM delivery_dedupe_merge(dd.destination_ids, dd.expires_at, EXCLUDED.destination_ids,
+                                               EXCLUDED.last_expires_at) m)
+    RETURNING dd.payload_key, dd.added
 ), ins AS (
     INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
                             max_attempts, next_attempt_at, emitted_at)
-    SELECT i.delivery_id, i.org_id, i.destination_id, i.event_id, i.event_kind, i.dedupe_key,
+    SELECT i.delivery_id, i.org_id, i.destination_id, i.event_id, i.event_kind, i.payload_key,
            i.max_attempts, now(), i.emitted_at
-    FROM input i WHERE i.delivery_id IN (SELECT delivery_id FROM kept)
+    FROM input i JOIN kept k ON k.payload_key = i.payload_key AND i.destination_id = ANY(k.added)
     ON CONFLICT (event_id, destination_id) DO NOTHING
     RETURNING id, destination_id, event_id, next_attempt_at
 ), q AS (
@@ -280,6 +307,7 @@ WITH input AS (
     ON CONFLICT (event_id) DO NOTHING
 )
 SELECT count(*)::int FROM ins`
+}
 
 // prepareFanout prepares the fan-out's two statements on a new connection, before any transaction
 // uses it: their parse and the loading of the tables' catalog entries then happen when the
@@ -289,7 +317,7 @@ SELECT count(*)::int FROM ins`
 // 9.6 ms to 6.1–8.1 ms (the API's warm connections: 2.4–3.3 ms). pgx runs a statement prepared
 // under its own SQL text as the name whenever that text is queried.
 func prepareFanout(ctx context.Context, conn *pgx.Conn) error {
-	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL} {
+	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703") {

@@ -53,7 +53,7 @@ func TestLargeFanoutStaysLinearOnAWarmConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := storage.InsertDeliveryBatch(ctx, tx, nds)
+		res, err := st.InsertDeliveryBatch(ctx, tx, nds)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,7 @@ func queueChunks(t *testing.T, st *storage.Store, org string, dests []string, ev
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if res, err := storage.InsertDeliveryBatch(ctx, tx, nds); err != nil || res.Created != events*len(dests) {
+	if res, err := st.InsertDeliveryBatch(ctx, tx, nds); err != nil || res.Created != events*len(dests) {
 		t.Fatalf("fan-out: %+v, %v", res, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

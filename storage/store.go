@@ -71,6 +71,10 @@ type Store struct {
 	// policy is what the fan-out writes into each delivery (SetFanoutPolicy); counts its totals.
 	policy atomic.Pointer[FanoutPolicy]
 	counts fanoutCounters
+	// legacyDedupe is set while delivery_dedupe_legacy may hold keys of the duplicate rule's
+	// form before migration 085 (per destination): the fan-out consults them too. It starts set
+	// and is cleared by PruneDeliveryDedupe once the table is empty (nothing writes to it now).
+	legacyDedupe atomic.Bool
 	// wake coalesces "deliveries were committed" signals for the notifier; stop ends it.
 	wake      chan struct{}
 	stop      chan struct{}
@@ -122,6 +126,7 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	}
 	s := &Store{pool: pool, async: async, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	s.SetFanoutPolicy(cfg.Fanout)
+	s.legacyDedupe.Store(true)
 	go s.notifyDeliveries()
 	return s, nil
 }
