@@ -124,3 +124,32 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 		}
 	})
 }
+
+// An upgrade from release 084: the duplicate keys written before migration 085 (one per
+// delivery) still collapse an identical payload committed after it, to the destination that got
+// it, and only to that one.
+func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := storage.Open(ctx, testenv.EmptyDatabaseURL(t), storage.Config{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if err := st.MigrateThrough(ctx, "084_delivery_queue_chunks"); err != nil {
+		t.Fatal(err)
+	}
+	org, dests := orgWithDestinations(t, st, 2)
+	identity := []byte(org.ID + "/before")
+	// The key the fan-out of release 084 wrote for the first destination.
+	if _, err := st.Pool().Exec(ctx, `INSERT INTO delivery_dedupe (destination_id, dedupe_key, delivery_id, expires_at)
+		VALUES ($1, $2, 'dlv_before', now() + interval '1 hour')`, dests[0], outreach.DedupeKey(dests[0], identity)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if created, collapsed := fanOut(t, st, org.ID, "before", time.Hour, dests...); created != 1 || collapsed != 1 {
+		t.Fatalf("after the upgrade: created %d collapsed %d, want the second destination only", created, collapsed)
+	}
+}
