@@ -267,24 +267,28 @@ func (h *Hub) stop(loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-
 	// The queued deliveries' own rows are handed back at once; their chunks only once every
 	// attempt made here is recorded, because a chunk due again gives the next claim every
 	// delivery it lists still pending, and those in flight here are until their records land.
+	// A chunk with a send abandoned or a record given up stays leased.
 	own, chunked := h.queuedRows(h.sched.close())
 	h.release(deadline, own)
-	defer h.release(deadline, chunked)
 	sends := make(chan struct{})
 	go func() { h.sched.wait(); close(sends) }()
 	reserve := min(h.cfg.ShutdownGrace/4, 5*time.Second)
 	wait := time.NewTimer(max(time.Until(deadline)-reserve, 0))
 	defer wait.Stop()
+	sent := false
 	select {
 	case <-sends:
+		sent = true
 	case <-wait.C:
 		h.log.Warn("delivery: sends still in flight at the end of the shutdown grace are abandoned; their deliveries stay leased and are sent again after the lease",
 			"grace", h.cfg.ShutdownGrace)
 	}
 	close(h.recorder.stop)
 	hard := time.AfterFunc(max(time.Until(deadline), 0), stopRec)
-	defer hard.Stop()
 	<-recDone
+	if recorded := hard.Stop(); sent && recorded {
+		h.release(deadline, chunked)
+	}
 }
 
 // queuedRows splits the queue rows of deliveries claimed but never started into the deliveries'
