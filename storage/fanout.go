@@ -195,6 +195,10 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		// ON CONFLICT DO UPDATE may not touch one row twice in a statement: an identical payload
 		// inside the batch collapses here, the first one wins (identical payloads are of one
 		// organization and kind, so they select the same destinations).
+		if len(nd.Identity) == 0 {
+			// Every identity-less event would share one key and collapse into the first.
+			return InsertResult{}, fmt.Errorf("insert deliveries: event %s has no payload identity", nd.EventID)
+		}
 		key := outreach.PayloadKey(nd.Identity)
 		if seen[string(key)] {
 			res.Collapsed += len(nd.IDs)
