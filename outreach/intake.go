@@ -100,12 +100,12 @@ func intakeRows(body []byte) ([]json.RawMessage, error) {
 		}
 		var leads json.RawMessage
 		for _, p := range pairs {
-			f, _ := CanonicalIntakeField(p.key)
+			f, _ := CanonicalIntakeField(p.Key)
 			if f == "profile" {
 				return []json.RawMessage{body}, nil
 			}
-			if leads == nil && squashFieldName(p.key) == "leads" && p.val[0] == '[' {
-				leads = p.val
+			if leads == nil && squashFieldName(p.Key) == "leads" && p.Value[0] == '[' {
+				leads = p.Value
 			}
 		}
 		if leads != nil {
@@ -137,17 +137,11 @@ func arrayElems(arr []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-type jsonPair struct {
-	key string
-	val json.RawMessage
-}
-
 // objectPairs keeps the keys of an object in input order (a map would lose it), which is what
 // "first value wins" and "first 20 extra columns" are defined on.
-func objectPairs(obj []byte) ([]jsonPair, error) {
-	var pairs []jsonPair
-	err := EachLeadField(obj, func(f LeadField) { pairs = append(pairs, jsonPair{key: f.Key, val: f.Value}) })
-	if err != nil {
+func objectPairs(obj []byte) ([]LeadField, error) {
+	var pairs []LeadField
+	if err := EachLeadField(obj, func(f LeadField) { pairs = append(pairs, f) }); err != nil {
 		return nil, err
 	}
 	return pairs, nil
@@ -172,14 +166,14 @@ func parseIntakeRow(index int, raw json.RawMessage) IntakeRow {
 	known := map[string]string{}
 	from := map[string]int{} // canonical field -> index of the pair that supplied it
 	for i, p := range pairs {
-		f, ok := CanonicalIntakeField(p.key)
+		f, ok := CanonicalIntakeField(p.Key)
 		if !ok {
 			continue
 		}
 		if _, seen := known[f]; seen {
 			continue
 		}
-		if s, ok := scalarText(p.val); ok && s != "" {
+		if s, ok := scalarText(p.Value); ok && s != "" {
 			known[f], from[f] = s, i
 		}
 	}
@@ -207,9 +201,9 @@ func parseIntakeRow(index int, raw json.RawMessage) IntakeRow {
 	// reported in Warnings.
 	var extras []LeadField
 	for i, p := range pairs {
-		f, ok := CanonicalIntakeField(p.key)
+		f, ok := CanonicalIntakeField(p.Key)
 		if !ok || (fallbackFields[f] && !used[f] && from[f] == i && known[f] != "") {
-			extras = append(extras, LeadField{Key: p.key, Value: p.val})
+			extras = append(extras, p)
 		}
 	}
 	var warnings []string
