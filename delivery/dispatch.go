@@ -342,8 +342,8 @@ func (h *Hub) observe(eventKind, destKind string, res sendResult, status string)
 	h.metrics.attempts.WithLabelValues(eventKind, destKind, result).Inc()
 }
 
-// chunks counts, per dispatch queue chunk this process claimed (storage.ClaimedDelivery.QueueID
-// other than the delivery's own id, migration 084), its deliveries not yet attempted here. The
+// chunks counts, per dispatch queue chunk this process claimed (storage.ClaimedDelivery.ChunkID,
+// migration 084), its deliveries not yet attempted here. The
 // record of the last one removes the chunk. Deliveries queued locally and released at shutdown
 // are never counted down: their chunk stays, due again at once (storage.ReleaseClaims).
 type chunks struct {
@@ -355,25 +355,26 @@ func (c *chunks) claimed(cs []storage.ClaimedDelivery) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range cs {
-		if d.QueueID != "" && d.QueueID != d.ID {
+		if id := d.ChunkID(); id != "" {
 			if c.left == nil {
 				c.left = map[string]int{}
 			}
-			c.left[d.QueueID]++
+			c.left[id]++
 		}
 	}
 }
 
 // finished counts d's attempt and returns its chunk's id when it was the chunk's last, else "".
 func (c *chunks) finished(d storage.ClaimedDelivery) string {
-	if d.QueueID == "" || d.QueueID == d.ID {
+	id := d.ChunkID()
+	if id == "" {
 		return ""
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.left[d.QueueID]--; c.left[d.QueueID] > 0 {
+	if c.left[id]--; c.left[id] > 0 {
 		return ""
 	}
-	delete(c.left, d.QueueID)
-	return d.QueueID
+	delete(c.left, id)
+	return id
 }

@@ -11,7 +11,6 @@
 package delivery
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -296,15 +295,12 @@ func (h *Hub) stop(loops *sync.WaitGroup, stopRec context.CancelFunc, recDone <-
 func (h *Hub) queuedRows(queued []claimed) (own, chunked []string) {
 	seen := map[string]bool{}
 	for _, it := range queued {
-		id := cmp.Or(it.c.QueueID, it.c.ID)
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		if id == it.c.ID {
-			own = append(own, id)
-		} else {
-			chunked = append(chunked, id)
+		switch chunk := it.c.ChunkID(); {
+		case chunk == "":
+			own = append(own, it.c.ID)
+		case !seen[chunk]:
+			seen[chunk] = true
+			chunked = append(chunked, chunk)
 		}
 	}
 	return own, chunked

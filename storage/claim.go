@@ -31,6 +31,15 @@ type ClaimedDelivery struct {
 	Target      DeliveryTarget
 }
 
+// ChunkID is the id of the chunk the delivery was claimed through, "" when it was claimed through a
+// row of its own.
+func (c ClaimedDelivery) ChunkID() string {
+	if c.QueueID == c.ID {
+		return ""
+	}
+	return c.QueueID
+}
+
 // ClaimDueParams selects what ClaimDue may take.
 type ClaimDueParams struct {
 	Retries bool          // false: first attempts only; true: retries only (separate budgets)
