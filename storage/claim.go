@@ -54,6 +54,11 @@ type ClaimDueParams struct {
 	Queued         map[string]int
 }
 
+// claimFirstSQL and claimRetrySQL are ClaimDue's statement for each budget (claimSQL with the
+// budget's condition on the queue row), built once.
+var claimFirstSQL, claimRetrySQL = fmt.Sprintf(claimSQL, `d.attempts = 0`, targetColumns),
+	fmt.Sprintf(claimSQL, `d.attempts > 0`, targetColumns)
+
 // claimSQL is ClaimDue's statement: %s is the budget's condition on the queue row, then
 // targetColumns.
 const claimSQL = `
@@ -112,9 +117,9 @@ LEFT JOIN LATERAL (SELECT %s FROM destinations dst WHERE d.dn = 1 AND dst.id = d
 // deliveries are all finished (its last record was lost) is deleted. The deliveries come back
 // oldest due first.
 func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelivery, error) {
-	cond := `d.attempts = 0`
+	query := claimFirstSQL
 	if p.Retries {
-		cond = `d.attempts > 0`
+		query = claimRetrySQL
 	}
 	// Empty, not nil: pgx sends a nil slice as NULL, and "x <> ALL(NULL)" is never true.
 	skip, queuedIDs, queuedN := []string{}, []string{}, []int32{}
@@ -126,7 +131,7 @@ func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelive
 	if perDest <= 0 {
 		perDest = p.Limit
 	}
-	rows, err := s.async.Query(ctx, fmt.Sprintf(claimSQL, cond, targetColumns),
+	rows, err := s.async.Query(ctx, query,
 		skip, p.Limit, p.Lease, queuedIDs, queuedN, perDest, claimRows(p, s.policy.Load().QueueChunk))
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)

@@ -258,15 +258,15 @@ const customPlanAbove = 200
 // insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
 // them); insertDeliveriesLegacySQL is the same with $13, the keys of the duplicate rule's older
 // form (per destination), whose deliveries collapse too.
-var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(""), fanoutStatement(`
-      AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
-                      AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`)
+var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(false), fanoutStatement(true)
 
-// fanoutStatement is the fan-out with legacyFilter added to its input's conditions.
-func fanoutStatement(legacyFilter string) string {
-	legacyColumn, legacyArray := "", ""
-	if legacyFilter != "" {
-		legacyColumn, legacyArray = ", legacy_key", ", $13::bytea[]"
+// fanoutStatement is the fan-out, with or without the keys of the duplicate rule's older form.
+func fanoutStatement(legacy bool) string {
+	legacyArray, legacyColumn, legacyFilter := "", "", ""
+	if legacy {
+		legacyArray, legacyColumn, legacyFilter = ", $13::bytea[]", ", legacy_key", `
+      AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
+                      AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`
 	}
 	return `
 WITH input AS (
