@@ -124,7 +124,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		add   int32
 	}
 	perDest := map[string]*health{}
-	var order []string
+	var order, chunksDone []string
 	for i, r := range recs {
 		if r.DeliveryID != "" {
 			delID[i] = &recs[i].DeliveryID
@@ -142,6 +142,9 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		status[i] = r.Status
 		attempt[i], code[i], dur[i] = int32(r.Attempt), int32(r.StatusCode), int32(r.DurationMS)
 		at[i], next[i] = r.At, r.NextAttemptAt
+		if r.LastOfChunk != "" {
+			chunksDone = append(chunksDone, r.LastOfChunk)
+		}
 		if r.Trigger == TriggerTest {
 			continue
 		}
@@ -155,12 +158,6 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 			h.reset, h.add = true, 0
 		} else {
 			h.add++
-		}
-	}
-	var chunksDone []string
-	for _, r := range recs {
-		if r.LastOfChunk != "" {
-			chunksDone = append(chunksDone, r.LastOfChunk)
 		}
 	}
 	hIDs, hReset, hAdd := make([]string, 0, len(order)), make([]bool, 0, len(order)), make([]int32, 0, len(order))
