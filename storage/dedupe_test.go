@@ -131,14 +131,7 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := storage.Open(ctx, testenv.EmptyDatabaseURL(t), storage.Config{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if err := st.MigrateThrough(ctx, "084_delivery_queue_chunks"); err != nil {
-		t.Fatal(err)
-	}
+	st := storeMigratedThrough(t, "084_delivery_queue_chunks")
 	org, dests := orgWithDestinations(t, st, 2)
 	identity := []byte(org.ID + "/before")
 	// The key the fan-out of release 084 wrote for the first destination.

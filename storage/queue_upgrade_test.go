@@ -13,6 +13,21 @@ import (
 	"outreachd/storage"
 )
 
+// storeMigratedThrough is a store on a database of its own, migrated up to and including
+// version, as that release left it, for an upgrade test to fill and then migrate on.
+func storeMigratedThrough(t *testing.T, version string) *storage.Store {
+	t.Helper()
+	st, err := storage.Open(context.Background(), testenv.EmptyDatabaseURL(t), storage.Config{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if err := st.MigrateThrough(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // An upgrade from release 081 with deliveries in every state: migration 082 queues exactly the
 // pending ones (first attempt due, retry scheduled later) with their attempts and due times, and
 // 083 stamps failed_at on the failed one; afterwards claims, recovery and the status check work
@@ -20,14 +35,7 @@ import (
 func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := storage.Open(ctx, testenv.EmptyDatabaseURL(t), storage.Config{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if err := st.MigrateThrough(ctx, "081_attempts_without_foreign_keys"); err != nil {
-		t.Fatal(err)
-	}
+	st := storeMigratedThrough(t, "081_attempts_without_foreign_keys")
 	org, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
 		t.Fatal(err)
