@@ -14,12 +14,13 @@ import (
 )
 
 // decodePushLeadReference is decodePushLead as it was before it was made cheaper: it splits the
-// object with json.Decoder.Token, re-encodes the known fields as an object and decodes that
-// strictly into pushLeadBodyReference. It is kept, renamed but otherwise as it was, only as the
-// behaviour decodePushLead must reproduce exactly (FuzzDecodePushLeadMatchesReference).
+// object, re-encodes the known fields as an object and decodes that strictly into
+// pushLeadBodyReference. It is kept, renamed, only as the behaviour decodePushLead must reproduce
+// exactly (FuzzDecodePushLeadMatchesReference). The split is outreach.EachLeadField's, which
+// FuzzEachLeadFieldMatchesReference holds to the json.Decoder.Token split it replaced.
 func decodePushLeadReference(raw json.RawMessage) (outreach.LeadInput, []string, error) {
-	fields, ok := leadObjectFieldsReference(raw)
-	if !ok {
+	var fields []outreach.LeadField
+	if err := outreach.EachLeadField(raw, func(f outreach.LeadField) { fields = append(fields, f) }); err != nil {
 		return outreach.LeadInput{}, nil, invalid(" must be a JSON object")
 	}
 	known := map[string]json.RawMessage{}
@@ -71,32 +72,6 @@ type pushLeadBodyReference struct {
 	Headline    string         `json:"headline"`
 	Source      string         `json:"source"`
 	Data        map[string]any `json:"data"`
-}
-
-// leadObjectFieldsReference is outreach.LeadObjectFields as it was: json.Decoder.Token for the
-// keys, Decode into a json.RawMessage for the values.
-func leadObjectFieldsReference(raw json.RawMessage) ([]outreach.LeadField, bool) {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	var out []outreach.LeadField
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return nil, false
-		}
-		out = append(out, outreach.LeadField{Key: key, Value: val})
-	}
-	return out, true
 }
 
 // typicalPushLead is a lead as CRM exports push them: the contract's text fields and two
