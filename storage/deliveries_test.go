@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jackc/pgx/v5"
+
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -23,20 +25,30 @@ func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.D
 	for _, d := range dests {
 		nd.IDs, nd.Destinations = append(nd.IDs, outreach.NewID("dlv")), append(nd.Destinations, d)
 	}
+	res := commitFanout(t, st.Pool(), st, []storage.NewDeliveries{nd})
+	return res.Created, res.Collapsed
+}
+
+// commitFanout writes nds in a transaction of its own on db (the store's pool or a connection of
+// the test's) and commits it; any error fails t.
+func commitFanout(t testing.TB, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, st *storage.Store, nds []storage.NewDeliveries) storage.InsertResult {
+	t.Helper()
 	ctx := context.Background()
-	tx, err := st.Pool().Begin(ctx)
+	tx, err := db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	res, err := st.InsertDeliveryBatch(ctx, tx, []storage.NewDeliveries{nd})
+	res, err := st.InsertDeliveryBatch(ctx, tx, nds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return res.Created, res.Collapsed
+	return res
 }
 
 // queueMirrorsPending checks the dispatch queue's invariant (migrations 082 and 084): a delivery
@@ -401,16 +413,7 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	for _, nd := range nds {
 		payloads[nd.EventID] = string(nd.Payload)
 	}
-	tx, err := st.Pool().Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.InsertDeliveryBatch(ctx, tx, nds); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
+	commitFanout(t, st.Pool(), st, nds)
 	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -435,7 +438,7 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 
 // orgWithDestinations makes an organization with n enabled https destinations, the i-th at
 // https://d<i>.example.com/hook.
-func orgWithDestinations(t *testing.T, st *storage.Store, n int) (storage.Org, []string) {
+func orgWithDestinations(t testing.TB, st *storage.Store, n int) (storage.Org, []string) {
 	t.Helper()
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "o", nil)

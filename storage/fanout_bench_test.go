@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"outreachd/internal/testenv"
 	"outreachd/storage"
 )
 
@@ -22,30 +19,8 @@ func BenchmarkFanout(b *testing.B) {
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("dests=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			url := testenv.DatabaseURL(b)
-			st, err := storage.Open(ctx, url, storage.Config{MaxConns: 2})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			org, err := st.CreateOrg(ctx, "o", nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var dests []string
-			for i := range n {
-				d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
-					URL: fmt.Sprintf("https://d%d.example.com/hook", i), Enabled: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				dests = append(dests, d.ID)
-			}
+			st, conn := storeAndConnection(b, nil)
+			org, dests := orgWithDestinations(b, st, n)
 			if err := storage.PrepareFanout(ctx, conn); err != nil {
 				b.Fatal(err)
 			}
@@ -56,18 +31,7 @@ func BenchmarkFanout(b *testing.B) {
 				b.StopTimer()
 				nds := deliveriesToAll(org.ID, dests, events, func(int) []byte { return payload })
 				b.StartTimer()
-				tx, err := conn.Begin(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := st.InsertDeliveryBatch(ctx, tx, nds)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := tx.Commit(ctx); err != nil {
-					b.Fatal(err)
-				}
-				if res.Created != events*n {
+				if res := commitFanout(b, conn, st, nds); res.Created != events*n {
 					b.Fatalf("created %d, want %d", res.Created, events*n)
 				}
 			}

@@ -60,18 +60,7 @@ func fanoutStaysLinear(t *testing.T, destinations int) {
 	const rounds, events = 8, 100
 	for round := range rounds {
 		nds := deliveriesToAll(org.ID, dests, events, func(int) []byte { return []byte(`{}`) })
-		tx, err := conn.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := st.InsertDeliveryBatch(ctx, tx, nds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if res.Created != events*len(dests) {
+		if res := commitFanout(t, conn, st, nds); res.Created != events*len(dests) {
 			t.Fatalf("round %d created %d deliveries, want %d", round, res.Created, events*len(dests))
 		}
 	}

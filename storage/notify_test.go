@@ -73,7 +73,7 @@ func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 // storeAndConnection opens a store on a fresh database and, beside it, one connection of the
 // test's own to the same database (tune, when not nil, adjusts its configuration first); both
 // close when the test ends.
-func storeAndConnection(t *testing.T, tune func(*pgx.ConnConfig)) (*storage.Store, *pgx.Conn) {
+func storeAndConnection(t testing.TB, tune func(*pgx.ConnConfig)) (*storage.Store, *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
 	url := testenv.DatabaseURL(t)

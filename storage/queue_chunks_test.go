@@ -19,17 +19,8 @@ func queueChunks(t *testing.T, st *storage.Store, org string, dests []string, ev
 	for i := range nds {
 		nds[i].QueueChunk = chunk
 	}
-	ctx := context.Background()
-	tx, err := st.Pool().Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
-	if res, err := st.InsertDeliveryBatch(ctx, tx, nds); err != nil || res.Created != events*len(dests) {
-		t.Fatalf("fan-out: %+v, %v", res, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
+	if res := commitFanout(t, st.Pool(), st, nds); res.Created != events*len(dests) {
+		t.Fatalf("fan-out: %+v, want %d created", res, events*len(dests))
 	}
 	return nds
 }
