@@ -33,12 +33,7 @@ func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 	}
 
 	org, _ := orgWithDestinations(t, st, 1)
-	if err := st.InTx(ctx, func(tx *storage.Tx) error {
-		tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	commitEvent(t, st, org.ID)
 	woken("a committed event with a delivery")
 
 	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
@@ -68,6 +63,32 @@ func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 		t.Fatalf("recovered %d (%v), want 1", n, err)
 	}
 	woken("a recover")
+}
+
+// A process that closes its store right after a commit it announced (the operator CLI) keeps its
+// connections for 50 ms (closeGrace) after the wake-up: ending them at once competed for the
+// database host's cores with the dispatch of the event just committed.
+func TestCloseWaitsAfterItsLastWakeUp(t *testing.T) {
+	t.Parallel()
+	st, _ := storeAndConnection(t, nil)
+	org, _ := orgWithDestinations(t, st, 1)
+	commitEvent(t, st, org.ID)
+	committed := time.Now()
+	st.Close()
+	if held := time.Since(committed); held < 50*time.Millisecond {
+		t.Fatalf("Close returned %s after a commit with deliveries, want at least 50ms after its wake-up", held)
+	}
+}
+
+// commitEvent commits one campaign_started event of org in a business transaction.
+func commitEvent(t *testing.T, st *storage.Store, orgID string) {
+	t.Helper()
+	if err := st.InTx(context.Background(), func(tx *storage.Tx) error {
+		tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, orgID, time.Now()))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // storeAndConnection opens a store on a fresh database and, beside it, one connection of the
