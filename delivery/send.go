@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"outreachd/adapters/slack"
@@ -50,13 +51,20 @@ func (h *Hub) attemptHTTPS(ctx context.Context, t storage.DeliveryTarget, delive
 	if err != nil {
 		return sendResult{URL: t.URL, Error: "previous signing secret cannot be opened: " + err.Error()}
 	}
+	hdr := deliveryHeaders(secret, previous, deliveryID, kind, at, payload)
+	r := h.webhook.Send(ctx, webhook.Request{URL: t.URL, Body: payload, Header: hdr})
+	return sendResult{URL: t.URL, StatusCode: r.StatusCode, Error: r.Error, Body: r.Body, Duration: r.Duration,
+		RetryAfter: r.RetryAfter, OK: r.OK}
+}
+
+// deliveryHeaders are the headers of one HTTPS attempt (docs/api.md): the signatures, the event
+// kind, the content type and the user agent.
+func deliveryHeaders(secret, previous, deliveryID, kind string, at time.Time, payload []byte) http.Header {
 	hdr := RotatingSignatureHeaders(secret, previous, deliveryID, at, payload)
 	hdr.Set("User-Agent", webhook.DefaultUserAgent)
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set(HeaderEvent, kind)
-	r := h.webhook.Send(ctx, webhook.Request{URL: t.URL, Body: payload, Header: hdr})
-	return sendResult{URL: t.URL, StatusCode: r.StatusCode, Error: r.Error, Body: r.Body, Duration: r.Duration,
-		RetryAfter: r.RetryAfter, OK: r.OK}
+	return hdr
 }
 
 func (h *Hub) attemptSlack(ctx context.Context, t storage.DeliveryTarget, payload []byte) sendResult {

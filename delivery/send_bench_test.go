@@ -1,4 +1,4 @@
-package delivery_test
+package delivery
 
 import (
 	"context"
@@ -14,18 +14,17 @@ import (
 	"time"
 
 	"outreachd/adapters/webhook"
-	"outreachd/delivery"
 	"outreachd/outreach"
 )
 
 // BenchmarkSendCeiling measures what the HTTP part of a delivery costs on this machine, with no
-// database at all: the hub's own send path (both signatures, the webhook sender with its
-// transport) from 32 goroutines — one destination's slots — to a loopback receiver that reads
-// the envelope as the load driver's does (the timestamp and the campaign id) and answers 204.
-// Client and receiver share the process, so cpu-µs/send is the whole exchange: both sides'
+// database at all: the hub's own send path (its headers with both signatures, the webhook sender
+// with its transport) from 32 goroutines — one destination's slots — to a loopback receiver that
+// reads the envelope as the load driver's does (the timestamp and the campaign id) and answers
+// 204. Client and receiver share the process, so cpu-µs/send is the whole exchange: both sides'
 // user time and the kernel's loopback work charged to them (getrusage). It bounds what a machine
-// can deliver whatever the database does: deliveries/s ≤ cores × 10⁶ / cpu-µs/send, before a single
-// row is written (docs/performance.md, "Issue 14, eighth session"). Run with
+// can deliver whatever the database does: deliveries/s ≤ cores × 10⁶ / cpu-µs/send, before a
+// single row is written (docs/performance.md, "Issue 14, eighth session"). Run with
 //
 //	go test -run '^$' -bench SendCeiling -benchtime 20000x ./delivery/
 func BenchmarkSendCeiling(b *testing.B) {
@@ -56,9 +55,7 @@ func BenchmarkSendCeiling(b *testing.B) {
 	}
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	send := func(i int) error {
-		hdr := delivery.RotatingSignatureHeaders(secret, "", fmt.Sprintf("dlv_%d", i), time.Now(), payload)
-		hdr.Set("Content-Type", "application/json")
-		hdr.Set(delivery.HeaderEvent, string(outreach.EventProspectAdded))
+		hdr := deliveryHeaders(secret, "", fmt.Sprintf("dlv_%d", i), string(outreach.EventProspectAdded), time.Now(), payload)
 		if r := sender.Send(context.Background(), webhook.Request{URL: recv.URL, Body: payload, Header: hdr}); !r.OK {
 			return fmt.Errorf("send %d: %d %s", i, r.StatusCode, r.Error)
 		}
