@@ -12,6 +12,11 @@
 // COMMIT: it slightly over-states commit-to-receipt by the rest of that transaction and by the
 // millisecond truncation, never under-states it. Sender and receiver share one clock.
 //
+// Each latency phase also reports where its time went, from the database (the stamp to the
+// COMMIT, the COMMIT to the attempt's start, the attempt; needs track_commit_timestamp), and a
+// commit canary: a one-row synchronous commit of an unrelated table on the same server every
+// 10 ms, which shows when the server's commit path itself stalled (canary.go).
+//
 // -mode seed instead leaves a database with one campaign of -seed prospects and prints its URL,
 // for looking at query plans by hand.
 package main
@@ -236,6 +241,12 @@ type result struct {
 	// transaction that wrote the event (PostgreSQL's commit timestamp of its payload row) to its
 	// arrival; empty when the server does not track commit timestamps.
 	fromCommit bench.Summary
+	// canary is the latency phase's commit canary (canary.go): one-row synchronous commits of an
+	// unrelated table on the same server, every 10 ms; canarySlow counts those over slowPush.
+	canary     bench.Summary
+	canarySlow int
+	// stages is where a latency phase's time went (canary.go); nil without commit timestamps.
+	stages *stages
 }
 
 func runDelivery(bin, base string, o options) {
@@ -400,6 +411,12 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 		}
 		defer stopHold()
 	}
+	cn, err := startCanary(sc.db.url)
+	if err != nil {
+		return r, err
+	}
+	var slowMu sync.Mutex
+	var slowPushes []string // "push <start, Unix ms> <ms>" for the trace
 	r.load[0] = bench.LoadAvg()
 	r.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
@@ -407,18 +424,38 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 			rec.Fail(err)
 			return
 		}
-		rec.Add(time.Since(at))
+		took := time.Since(at)
+		rec.Add(took)
+		if took > slowPush {
+			slowMu.Lock()
+			slowPushes = append(slowPushes, fmt.Sprintf("push %d %.1f", at.UnixMilli(), float64(took.Microseconds())/1000))
+			slowMu.Unlock()
+		}
 	})
 	r.events, r.expected = made*o.batch, made*o.batch*sc.dests
 	err = r.finish(recv, &rec, lt)
+	r.canary, r.canarySlow = cn.stop(slowPush)
+	if st, ok, serr := sc.db.phaseStages(ctx, lt); serr != nil {
+		fmt.Fprintf(os.Stderr, "%d destination(s): %v\n", sc.dests, serr)
+	} else if ok {
+		r.stages = &st
+	}
 	if o.trace != "" {
 		if f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
 			recv.trace(f, strconv.Itoa(sc.dests), lt)
+			for _, l := range slowPushes {
+				fmt.Fprintln(f, l)
+			}
+			cn.trace(f, slowPush)
 			_ = f.Close()
 		}
 	}
 	return r, err
 }
+
+// slowPush is the push call, and the canary commit, that the trace lists and the report counts as
+// slow: the latency bar at 200 events/s.
+const slowPush = 25 * time.Millisecond
 
 const (
 	sectionBegin = "<!-- loaddriver:delivery:begin -->"
@@ -446,6 +483,17 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 		if r.fromCommit.N > 0 {
 			fmt.Fprintf(&b, "- one at a time, %s: from the COMMIT of the event's transaction (PostgreSQL's commit timestamp) to its arrival, p50 %s ms, p99 %s ms\n",
 				r.offered, bench.Ms(r.fromCommit.P50), bench.Ms(r.fromCommit.P99))
+		}
+	}
+	for _, r := range rows {
+		if st := r.stages; st != nil {
+			fmt.Fprintf(&b, "- where the time went, %d destination(s), %s, p50 / p99 of the first attempts: stamp to COMMIT %s / %s ms, COMMIT to the attempt's start %s / %s ms, the attempt (send and answer, whole ms) %s / %s ms\n",
+				r.dests, r.offered, bench.Ms(st.toCommit.P50), bench.Ms(st.toCommit.P99), bench.Ms(st.toSend.P50), bench.Ms(st.toSend.P99),
+				bench.Ms(st.send.P50), bench.Ms(st.send.P99))
+		}
+		if r.canary.N > 0 {
+			fmt.Fprintf(&b, "- commit canary during %d destination(s), %s (a one-row synchronous commit of an unrelated table on the same server every 10 ms): p50 %s ms, p99 %s ms, max %s ms; %d of %d over %s ms\n",
+				r.dests, r.offered, bench.Ms(r.canary.P50), bench.Ms(r.canary.P99), bench.Ms(r.canary.Max), r.canarySlow, r.canary.N, bench.Ms(slowPush))
 		}
 	}
 	b.WriteString("\n")
