@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,13 +21,27 @@ const canaryEvery = 10 * time.Millisecond
 // timing the round trip. Every synchronous commit on the server waits for the same WAL flush, so a
 // push that stalled while the canary's one-row commit stalled too was waiting for the server's
 // commit path (the disk), not for anything outreachd's statements or its hub did.
+//
+// Beside it, every vacuumEvery it looks for autovacuum workers in the same database: a pass over
+// a table with many indexes after a burst takes a core of two for seconds.
 type canary struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
 	took   []time.Duration
 	at     []time.Time
+	vacuum []vacuumSample
 }
+
+// vacuumSample is one sight of an autovacuum worker: when, and what it was doing (pg_stat_activity's
+// query, such as "autovacuum: VACUUM public.prospects").
+type vacuumSample struct {
+	at   time.Time
+	what string
+}
+
+// vacuumEvery is how often the canary looks for autovacuum workers.
+const vacuumEvery = 100 * time.Millisecond
 
 // startCanary creates the canary's table in the database of dbURL and starts committing.
 func startCanary(dbURL string) (*canary, error) {
@@ -41,9 +56,18 @@ func startCanary(dbURL string) (*canary, error) {
 		_ = conn.Close(context.Background())
 		return nil, fmt.Errorf("canary: create its table: %w", err)
 	}
+	watch, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		cancel()
+		_ = conn.Close(context.Background())
+		return nil, fmt.Errorf("canary: connect: %w", err)
+	}
 	c := &canary{cancel: cancel, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	wg.Go(func() { c.watchVacuum(ctx, watch) })
 	go func() {
 		defer close(c.done)
+		defer wg.Wait()
 		defer conn.Close(context.Background())
 		t := time.NewTicker(canaryEvery)
 		defer t.Stop()
@@ -63,6 +87,58 @@ func startCanary(dbURL string) (*canary, error) {
 		}
 	}()
 	return c, nil
+}
+
+// watchVacuum records the autovacuum workers of the database every vacuumEvery until ctx ends.
+func (c *canary) watchVacuum(ctx context.Context, conn *pgx.Conn) {
+	defer conn.Close(context.Background())
+	t := time.NewTicker(vacuumEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rows, err := conn.Query(ctx, `SELECT query FROM pg_stat_activity
+			WHERE backend_type = 'autovacuum worker' AND datname = current_database()`)
+		if err != nil {
+			return
+		}
+		now := time.Now()
+		what, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		for _, w := range what {
+			c.vacuum = append(c.vacuum, vacuumSample{now, w})
+		}
+		c.mu.Unlock()
+	}
+}
+
+// vacuumSeen is, per autovacuum activity seen, for how long (samples × vacuumEvery), in the
+// order first seen.
+func (c *canary) vacuumSeen() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var order []string
+	n := map[string]int{}
+	for _, v := range c.vacuum {
+		if n[v.what] == 0 {
+			order = append(order, v.what)
+		}
+		n[v.what]++
+	}
+	var b strings.Builder
+	for i, w := range order {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.1f s", strings.TrimPrefix(w, "autovacuum: "), (time.Duration(n[w]) * vacuumEvery).Seconds())
+	}
+	return b.String()
 }
 
 // stop ends the canary and summarizes its commits; slow counts those over slowAbove.
@@ -87,6 +163,9 @@ func (c *canary) trace(w io.Writer, above time.Duration) {
 		if d > above {
 			fmt.Fprintf(w, "canary %d %.1f\n", c.at[i].UnixMilli(), float64(d.Microseconds())/1000)
 		}
+	}
+	for _, v := range c.vacuum {
+		fmt.Fprintf(w, "vacuum %d %s\n", v.at.UnixMilli(), strings.ReplaceAll(strings.TrimPrefix(v.what, "autovacuum: "), " ", "_"))
 	}
 }
 

@@ -245,6 +245,7 @@ type result struct {
 	// unrelated table on the same server, every 10 ms; canarySlow counts those over slowPush.
 	canary     bench.Summary
 	canarySlow int
+	vacuum     string // the autovacuum workers seen during a latency phase, and for how long
 	// stages is where a latency phase's time went (canary.go); nil without commit timestamps.
 	stages *stages
 }
@@ -435,6 +436,7 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 	r.events, r.expected = made*o.batch, made*o.batch*sc.dests
 	err = r.finish(recv, &rec, lt)
 	r.canary, r.canarySlow = cn.stop(slowPush)
+	r.vacuum = cn.vacuumSeen()
 	if st, ok, serr := sc.db.phaseStages(ctx, lt); serr != nil {
 		fmt.Fprintf(os.Stderr, "%d destination(s): %v\n", sc.dests, serr)
 	} else if ok {
@@ -494,6 +496,11 @@ func render(rows []result, rss []string, dups, bad int, o options) string {
 		if r.canary.N > 0 {
 			fmt.Fprintf(&b, "- commit canary during %d destination(s), %s (a one-row synchronous commit of an unrelated table on the same server every 10 ms): p50 %s ms, p99 %s ms, max %s ms; %d of %d over %s ms\n",
 				r.dests, r.offered, bench.Ms(r.canary.P50), bench.Ms(r.canary.P99), bench.Ms(r.canary.Max), r.canarySlow, r.canary.N, bench.Ms(slowPush))
+			vacuum := r.vacuum
+			if vacuum == "" {
+				vacuum = "none"
+			}
+			fmt.Fprintf(&b, "- autovacuum in the database during %d destination(s), %s (sampled every 100 ms): %s\n", r.dests, r.offered, vacuum)
 		}
 	}
 	b.WriteString("\n")
