@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"outreachd/internal/testenv"
@@ -60,6 +61,20 @@ func TestMeAndAuth(t *testing.T) {
 
 	if r := org.Read.Do(t, "GET", "/api/v1/nope", nil); r.Status != 404 {
 		t.Fatalf("unknown path: %d", r.Status)
+	}
+	// A path with an empty segment (a missing id) or a dot segment is a 404 that says so, not a
+	// redirect to the cleaned path: a client following it would send its POST as a GET elsewhere.
+	for _, tc := range []struct{ method, path, hint string }{
+		{"POST", "/api/v1/campaigns//leads", "empty segment"},
+		{"GET", "/api/v1/prospects//", "empty segment"},
+		{"GET", "/api/v1/campaigns/../me", "dot segments"},
+	} {
+		r := org.Write.Do(t, tc.method, tc.path, nil)
+		e, _ := r.JSON["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if r.Status != 404 || e["code"] != "not_found" || !strings.Contains(msg, tc.path) || !strings.Contains(msg, tc.hint) {
+			t.Errorf("%s %s: %d %s, want 404 not_found naming the path and %q", tc.method, tc.path, r.Status, r.Body, tc.hint)
+		}
 	}
 	// A known path with another method is 405 naming the methods it takes, wherever the route
 	// sits among the router's routes.

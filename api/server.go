@@ -125,7 +125,10 @@ func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 
 // Handler returns the router with every route mounted.
 func (s *Server) Handler() http.Handler {
-	root := mux.NewRouter()
+	// No path cleaning: gorilla/mux would answer a path with an empty or dot segment (a client's
+	// missing id, as in /campaigns//leads) with a bodiless 301 to the cleaned path, which clients
+	// follow for a POST as a GET to another endpoint. Such a path is a 404 naming it instead.
+	root := mux.NewRouter().SkipClean(true)
 	if s.deps.Registry != nil {
 		root.Use(newHTTPMetrics(s.deps.Registry).middleware)
 	}
@@ -138,7 +141,11 @@ func (s *Server) Handler() http.Handler {
 				"method "+r.Method+" is not allowed on "+r.URL.Path+"; allowed: "+strings.Join(allowed, ", "))
 			return
 		}
-		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+		msg := "no such endpoint: " + r.Method + " " + r.URL.Path
+		if hint := oddSegment(r.URL.Path); hint != "" {
+			msg += " (" + hint + ")"
+		}
+		writeError(w, http.StatusNotFound, CodeNotFound, msg)
 	})
 	root.NotFoundHandler, root.MethodNotAllowedHandler = unmatched, unmatched
 	root.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +176,21 @@ func (s *Server) Handler() http.Handler {
 	}
 
 	return s.limitBody(rejectBadText(root))
+}
+
+// oddSegment explains a path that no route can match because of an empty segment (usually an
+// id left out) or a dot segment, which the router does not resolve; "" for any other path.
+func oddSegment(path string) string {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "" && i < len(segs)-1:
+			return "the path has an empty segment; is an id missing?"
+		case seg == "." || seg == "..":
+			return "dot segments are not resolved; send the path without them"
+		}
+	}
+	return ""
 }
 
 // allowedMethods lists the methods router serves on r's path.
