@@ -2,6 +2,7 @@ package webapp_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,7 +172,11 @@ func (s *scenario) resend() {
 	b.shot("destinations-phone")
 	b.run("laptop-sized window", chromedp.EmulateViewport(1280, 900))
 	b.click("//a[normalize-space(.)='CRM receiver']")
-	b.waitText("manual")
+	text := b.waitText("manual")
+	// The log's times carry seconds: a resend can follow its first attempt within the minute.
+	if !regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`).MatchString(text) {
+		s.t.Errorf("the attempt log shows no time with seconds:\n%s", text)
+	}
 	b.shot("destination")
 }
 

@@ -41,7 +41,10 @@ func (a *App) funcs() template.FuncMap {
 			}
 			return ""
 		},
-		"iso": func(t time.Time) string { return outreach.FormatTime(t) },
+		// whenSec is when with seconds, for the attempt log: a retry or a resend can follow an
+		// attempt within the same minute.
+		"whenSec": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"iso":     func(t time.Time) string { return outreach.FormatTime(t) },
 		// reasonLabel is the plain-English reason of a needs-human item (the API's reason_label).
 		"reasonLabel": func(r string) string { return outreach.NeedsHumanReason(r).Label() },
 		"ago":         func(t time.Time) string { return ago(a.now().Sub(t)) },
