@@ -178,8 +178,9 @@ type stages struct {
 	toCommit, toSend, send bench.Summary
 }
 
-// phaseStages reads the stages of the first attempts at campaign's prospect_added deliveries;
-// ok is false when the server does not track commit timestamps.
+// phaseStages reads the stages of the first attempts at campaign's prospect_added deliveries
+// (the commit timestamp is the event's outbox row's); ok is false when the server does not track
+// commit timestamps.
 func (d *database) phaseStages(ctx context.Context, campaign string) (s stages, ok bool, err error) {
 	c, err := d.commitClock(ctx)
 	if err != nil || c == nil {
@@ -187,13 +188,12 @@ func (d *database) phaseStages(ctx context.Context, campaign string) (s stages, 
 	}
 	defer c.Close(context.Background())
 	rows, err := c.Query(ctx, `
-		SELECT extract(epoch FROM pg_xact_commit_timestamp(p.xmin) - d.emitted_at),
-		       extract(epoch FROM a.at - pg_xact_commit_timestamp(p.xmin)), a.duration_ms
+		SELECT extract(epoch FROM pg_xact_commit_timestamp(e.xmin) - d.emitted_at),
+		       extract(epoch FROM a.at - pg_xact_commit_timestamp(e.xmin)), a.duration_ms
 		FROM deliveries d
-		JOIN delivery_payloads p ON p.event_id = d.event_id
+		JOIN watermill_events e ON e.uuid = d.event_id
 		JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
-		WHERE d.event_kind = 'prospect_added'
-		  AND convert_from(p.payload, 'UTF8')::jsonb #>> '{data,campaign,id}' = $1`, campaign)
+		WHERE d.event_kind = 'prospect_added' AND e.payload::jsonb #>> '{data,campaign,id}' = $1`, campaign)
 	if err != nil {
 		return s, false, fmt.Errorf("stages: %w", err)
 	}

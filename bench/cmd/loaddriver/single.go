@@ -51,8 +51,9 @@ func oneAtATime(ctx context.Context, bin string, sc *scenario, recv *receiver, o
 		if commits != nil {
 			delivery, arrived := recv.firstOf(c)
 			var committed time.Time
-			if err := commits.QueryRow(ctx, `SELECT pg_xact_commit_timestamp(p.xmin) FROM deliveries d
-				JOIN delivery_payloads p ON p.event_id = d.event_id WHERE d.id = $1`, delivery).Scan(&committed); err != nil {
+			// The event's outbox row was written by the transaction that committed it.
+			if err := commits.QueryRow(ctx, `SELECT pg_xact_commit_timestamp(e.xmin) FROM deliveries d
+				JOIN watermill_events e ON e.uuid = d.event_id WHERE d.id = $1`, delivery).Scan(&committed); err != nil {
 				return r, fmt.Errorf("one at a time: commit timestamp of delivery %s: %w", delivery, err)
 			}
 			fromCommit.Add(arrived.Sub(committed))
