@@ -238,7 +238,7 @@ type result struct {
 	// the delivery's emitted_at (stamped just before the fan-out and COMMIT) to the 2xx.
 	serverLag time.Duration
 	// fromCommit is, per event of the one-at-a-time phases, the time from the COMMIT of the
-	// transaction that wrote the event (PostgreSQL's commit timestamp of its payload row) to its
+	// transaction that wrote the event (PostgreSQL's commit timestamp of its outbox row) to its
 	// arrival; empty when the server does not track commit timestamps.
 	fromCommit bench.Summary
 	// canary is the latency phase's commit canary (canary.go): one-row synchronous commits of an
