@@ -161,7 +161,7 @@ func (c *canary) trace(w io.Writer, above time.Duration) {
 	defer c.mu.Unlock()
 	for i, d := range c.took {
 		if d > above {
-			fmt.Fprintf(w, "canary %d %.1f\n", c.at[i].UnixMilli(), float64(d.Microseconds())/1000)
+			traceLine(w, "canary", c.at[i], d)
 		}
 	}
 	for _, v := range c.vacuum {

@@ -417,7 +417,8 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 		return r, err
 	}
 	var slowMu sync.Mutex
-	var slowPushes []string // "push <start, Unix ms> <ms>" for the trace
+	var slowAt []time.Time // the pushes over slowPush, for the trace: when each started
+	var slowTook []time.Duration
 	r.load[0] = bench.LoadAvg()
 	r.cpu = bench.StartCPU(pid, sc.db.url)
 	made := bench.OpenLoop(ctx, callsPerSec, o.duration, func(ctx context.Context, i int, at time.Time) {
@@ -429,7 +430,7 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 		rec.Add(took)
 		if took > slowPush {
 			slowMu.Lock()
-			slowPushes = append(slowPushes, fmt.Sprintf("push %d %.1f", at.UnixMilli(), float64(took.Microseconds())/1000))
+			slowAt, slowTook = append(slowAt, at), append(slowTook, took)
 			slowMu.Unlock()
 		}
 	})
@@ -445,8 +446,8 @@ func steady(ctx context.Context, sc *scenario, recv *receiver, o options, pid, r
 	if o.trace != "" {
 		if f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
 			recv.trace(f, strconv.Itoa(sc.dests), lt)
-			for _, l := range slowPushes {
-				fmt.Fprintln(f, l)
+			for i, at := range slowAt {
+				traceLine(f, "push", at, slowTook[i])
 			}
 			cn.trace(f, slowPush)
 			_ = f.Close()

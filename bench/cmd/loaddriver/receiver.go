@@ -175,8 +175,14 @@ func (r *receiver) trace(w io.Writer, label, campaign string) {
 		return
 	}
 	for i, at := range p.arrivals {
-		fmt.Fprintf(w, "%s %d %.1f\n", label, at.UnixMilli(), float64(p.lat[i].Microseconds())/1000)
+		traceLine(w, label, at, p.lat[i])
 	}
+}
+
+// traceLine writes one line of -trace: "<label> <Unix ms> <ms>" (a delivery's arrival and
+// latency, or the start and length of a slow push or canary commit).
+func traceLine(w io.Writer, label string, at time.Time, d time.Duration) {
+	fmt.Fprintf(w, "%s %d %.1f\n", label, at.UnixMilli(), float64(d.Microseconds())/1000)
 }
 
 func (r *receiver) anomalies() (dups, bad int) {
