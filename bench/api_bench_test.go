@@ -16,10 +16,11 @@ import (
 	"outreachd/internal/testenv"
 )
 
-// The benchmarks of issue 2, run by `make bench` (-benchtime=1x: every benchmark does a fixed
-// amount of work once and reports its own figures with b.ReportMetric). Each starts the built
-// binary on a fresh database, creates the organization and campaign through the admin CLI and
-// the API, and seeds the campaign with SeedSize prospects before measuring.
+// The benchmarks of the lead push and GET /prospects, run by `make bench` (-benchtime=1x: every
+// benchmark does a fixed amount of work once and reports its own figures with b.ReportMetric).
+// Each starts the built binary on a fresh database, creates the organization and campaign
+// through the admin CLI and the API, and seeds the campaign with SeedSize prospects before
+// measuring.
 //
 // Knobs (environment): BENCH_SEED (prospects seeded, default 100000), BENCH_PUSH_CALLS (100-lead
 // calls per client count, default 200), BENCH_RATE (GET /prospects requests per second, default

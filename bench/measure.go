@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +138,12 @@ func RSS(pid int) (int64, error) {
 }
 
 func procStatusKB(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return procFieldKB(fmt.Sprintf("/proc/%d/status", pid), field)
+}
+
+// procFieldKB reads a "Field: N kB" line of a /proc file, in bytes.
+func procFieldKB(path, field string) (int64, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -145,12 +151,31 @@ func procStatusKB(pid int, field string) (int64, error) {
 		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("%s of %d: %w", field, pid, err)
+				return 0, fmt.Errorf("%s of %s: %w", field, path, err)
 			}
 			return kb * 1024, nil
 		}
 	}
-	return 0, fmt.Errorf("%s not in /proc/%d/status", field, pid)
+	return 0, fmt.Errorf("%s not in %s", field, path)
+}
+
+// Machine describes this machine for a report, e.g. "2 cores (amd64, AMD EPYC 7B13, 23.5 GiB)":
+// its cores, architecture, CPU model and memory, leaving out what /proc does not tell. Figures
+// compare only within one machine, so every report names its own.
+func Machine() string {
+	parts := []string{runtime.GOARCH}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				parts = append(parts, strings.TrimSpace(v))
+				break
+			}
+		}
+	}
+	if mem, err := procFieldKB("/proc/meminfo", "MemTotal:"); err == nil {
+		parts = append(parts, strconv.FormatFloat(float64(mem)/(1<<30), 'f', 1, 64)+" GiB")
+	}
+	return fmt.Sprintf("%d cores (%s)", runtime.NumCPU(), strings.Join(parts, ", "))
 }
 
 // MB renders bytes as mebibytes with one decimal.

@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,8 +466,8 @@ const (
 
 func render(rows []result, rss []string, dups, bad int, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %d cores (%s), command `make bench-delivery` (%s).\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.GOARCH, strings.Join(os.Args[1:], " "))
+	fmt.Fprintf(&b, "Measured %s on %s, command `make bench-delivery` (%s).\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), bench.Machine(), strings.Join(os.Args[1:], " "))
 	b.WriteString("| destinations | phase | offered load | events | deliveries received / expected | sustained deliveries/s | latency p50 | p95 | p99 | max | push call p50 / p99 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,8 +58,8 @@ func runScale(bin, base string, o options, counts []int) {
 		rows = append(rows, r)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %d cores (%s), command `go run ./bench/cmd/loaddriver %s`: %d events pushed by %d clients (100 leads per call, spread over the instances), 1 destination.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.GOARCH, strings.Join(os.Args[1:], " "), o.burstEvents, o.clients)
+	fmt.Fprintf(&b, "Measured %s on %s, command `go run ./bench/cmd/loaddriver %s`: %d events pushed by %d clients (100 leads per call, spread over the instances), 1 destination.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), bench.Machine(), strings.Join(os.Args[1:], " "), o.burstEvents, o.clients)
 	b.WriteString("The first row pushes the same events to an organization without destinations: its costs are per event, what the business transactions (and the engine's background work on the new leads) cost without any delivery.\n\n")
 	b.WriteString("| serve instances | deliveries received / expected | duplicates | sustained deliveries/s | latency p50 / p99 | attempts made by each instance | per delivery (per event for the baseline): rows written | WAL bytes | commits | statements |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")

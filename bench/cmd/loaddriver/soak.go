@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -261,8 +260,8 @@ const (
 
 func renderSoak(ms []soakMinute, v soakVerdict, events, fails int64, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %d cores (%s), command `make soak` (loaddriver %s): %d events/s offered for %s to %d destinations (the last answers 500 to the first request of every delivery, so half its requests fail), retention %s for deliveries/attempts/payloads and %s for the outbox, retry schedule 0s,5s,30s,1m, a private PostgreSQL cluster with default settings (autovacuum on).\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.GOARCH, strings.Join(os.Args[1:], " "),
+	fmt.Fprintf(&b, "Measured %s on %s, command `make soak` (loaddriver %s): %d events/s offered for %s to %d destinations (the last answers 500 to the first request of every delivery, so half its requests fail), retention %s for deliveries/attempts/payloads and %s for the outbox, retry schedule 0s,5s,30s,1m, a private PostgreSQL cluster with default settings (autovacuum on).\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), bench.Machine(), strings.Join(os.Args[1:], " "),
 		o.rate, o.duration, soakDests, o.retention, o.retentionOutbox)
 	b.WriteString("| minute | delivered/s | latency p50 | p99 | RSS | deliveries | attempts | payloads | outbox | load average |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
