@@ -23,9 +23,13 @@ type replyPlan struct {
 	draftErr error
 }
 
-// planReply classifies r's text and, for a campaign person, asks the drafter for an answer.
+// planReply classifies r's text and, for a campaign person, asks the drafter for an answer
+// unless the text tries to instruct the AI.
 func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc storage.LinkedInAccount) replyPlan {
 	plan := replyPlan{class: outreach.ClassifyReply(r.Text)}
+	if plan.class.Injection {
+		return plan // written to steer the model: never shown to the drafter, a person answers it
+	}
 	var p storage.EngineProspect
 	var found bool
 	var campaignName string
