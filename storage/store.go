@@ -86,6 +86,9 @@ type Store struct {
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	cfg.setDefaults(url)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
