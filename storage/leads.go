@@ -185,8 +185,9 @@ func (k pushKnown) facts(c outreach.PushCandidate) outreach.PushFacts {
 // (org_id, lead_key) index; the other-campaign and own-campaign branches look each key up behind
 // an OFFSET 0 fence. Written as "org_id = $1 AND key = ANY($2)", or as a plain join the planner
 // may reorder, a plan made on the statistics of a table that had just grown scanned the whole
-// organization: 72–640 ms per call (measured, generic plans) instead of 0.1 ms. The own-campaign
-// branch is fenced the same way as a guard (no bad plan of it was seen).
+// organization, hundreds of times slower than the fenced lookups (measured with generic plans:
+// docs/performance.md, "The API push path"). The own-campaign branch is fenced the same way as a
+// guard (no bad plan of it was seen).
 func pushLookups(ctx context.Context, tx *Tx, orgID, campaignID string, cands []outreach.PushCandidate) (pushKnown, error) {
 	keys := make([]string, 0, len(cands))
 	var companies []string

@@ -28,7 +28,7 @@ type ProspectQuery struct {
 // index-only scan, so an OFFSET skips index entries, not heap rows; only the page's rows are
 // then read in full. The cost of a deep page stays linear in its offset (OFFSET has no other
 // meaning), but per skipped row it is an index tuple, about 3x cheaper than a heap row
-// (docs/performance.md, issue 2).
+// (docs/performance.md, "The API push path").
 func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery) ([]Prospect, int, error) {
 	where := []string{"org_id = $1"}
 	args := []any{orgID}
