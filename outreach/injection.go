@@ -128,24 +128,6 @@ func injectionClause(cl []string) bool {
 	return false
 }
 
-// phraseAt is the index of phrase's first whole-word occurrence in words.
-func phraseAt(words []string, phrase string) (int, bool) {
-	p := strings.Fields(phrase)
-	for i := 0; i+len(p) <= len(words); i++ {
-		match := true
-		for j := range p {
-			if words[i+j] != p[j] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // joinSpelledOut joins runs of three or more one-letter words into one word, so a message that
 // spells "i g n o r e" reads "ignore"; words of a clause written that way run together, so the
 // joined run is also split where a rule's word begins, as far as the rules' words allow.

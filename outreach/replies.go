@@ -225,26 +225,34 @@ func normalizeClauses(text string) [][]string {
 // matchPhrase reports whether phrase occurs in clause as whole words, and whether its first
 // occurrence is negated (a negator among the three words before it).
 func matchPhrase(clause []string, phrase string) (found, negated bool) {
+	i, found := phraseAt(clause, phrase)
+	if !found {
+		return false, false
+	}
+	for k := max(0, i-3); k < i; k++ {
+		if negators[clause[k]] {
+			return true, true
+		}
+	}
+	return true, false
+}
+
+// phraseAt is the index of phrase's first whole-word occurrence in words.
+func phraseAt(words []string, phrase string) (int, bool) {
 	p := strings.Fields(phrase)
-	for i := 0; i+len(p) <= len(clause); i++ {
-		ok := true
+	for i := 0; i+len(p) <= len(words); i++ {
+		match := true
 		for j := range p {
-			if clause[i+j] != p[j] {
-				ok = false
+			if words[i+j] != p[j] {
+				match = false
 				break
 			}
 		}
-		if !ok {
-			continue
+		if match {
+			return i, true
 		}
-		for k := max(0, i-3); k < i; k++ {
-			if negators[clause[k]] {
-				return true, true
-			}
-		}
-		return true, false
 	}
-	return false, false
+	return 0, false
 }
 
 // matchAny reports whether any phrase occurs; with honorNegation a negated phrase does not count.
