@@ -1,5 +1,6 @@
 # make run   — start PostgreSQL if needed, serve on a demo organization, print its API key
-# make test  — the whole suite against real PostgreSQL (what .ci/run calls)
+# make test  — go vet, then the whole suite against real PostgreSQL (what .ci/run calls)
+# make vet   — go vet ./...
 SHELL := /bin/bash
 GO ?= go
 DB = $$(scripts/db.sh)
@@ -20,9 +21,11 @@ run: build
 	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) ALLOW_PRIVATE_DESTINATIONS=$(ALLOW_PRIVATE_DESTINATIONS) \
 	  bin/outreachd serve --demo
 
-# The browser tests' Chromium is found (or installed) once here, before packages test in parallel.
-test: build
+vet:
 	$(GO) vet ./...
+
+# The browser tests' Chromium is found (or installed) once here, before packages test in parallel.
+test: build vet
 	DATABASE_URL="$(DB)" CHROMIUM="$$(scripts/chromium.sh)" $(GO) test -count=1 -timeout 12m ./...
 
 # A short run of every fuzz target (the seeds also run in make test).

@@ -335,7 +335,7 @@ func TestInboxLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.NewServer(st, api.Deps{Inbox: linkedin.ForInbox{P: sim}}, api.Config{})
+	srv, err := api.NewServer(st, api.Deps{Inbox: linkedin.ForInbox{P: sim}}, api.Config{PublicURL: "https://outreach.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,10 @@ func TestInboxLive(t *testing.T) {
 	}
 
 	t.Run("not wired answers 503", func(t *testing.T) {
-		bare, _ := api.NewServer(st, api.Deps{}, api.Config{})
+		bare, err := api.NewServer(st, api.Deps{}, api.Config{PublicURL: "https://outreach.example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		hs := httptest.NewServer(bare.Handler())
 		defer hs.Close()
 		r := testenv.Client{Base: hs.URL, Key: key}.Do(t, "GET", "/api/v1/inbox", nil)

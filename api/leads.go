@@ -282,7 +282,8 @@ func pushView(res storage.PushResult, received int, warningsOf func(index int) [
 	return v
 }
 
-// leadJSON is part 2.4.
+// leadJSON is a lead as GET /campaigns/{id}/leads and GET /leads/{id} show it. Email and Data
+// are what the push kept besides the person block: the pushed email and the extra columns.
 type leadJSON struct {
 	LeadID            string  `json:"lead_id"`
 	CampaignID        string  `json:"campaign_id"`
@@ -297,8 +298,10 @@ type leadJSON struct {
 	BatchID           *string `json:"batch_id"`
 	Source            string  `json:"source"`
 	personJSON
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
+	Email     *string        `json:"email"`
+	Data      map[string]any `json:"data"`
+	CreatedAt string         `json:"created_at"`
+	UpdatedAt string         `json:"updated_at"`
 }
 
 // leadView renders a lead with filter_reason recalculated against the campaign's filters as
@@ -308,7 +311,11 @@ func leadView(p storage.Prospect, f outreach.HardFilters) leadJSON {
 	now := f.Evaluate(p.Facts(), outreach.EnrichmentFinal(p.EnrichmentStatus))
 	v := leadJSON{LeadID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
 		Contacted: p.Contacted, EnrichmentStatus: p.EnrichmentStatus, FilterVerdict: p.FilterVerdict, BatchID: p.BatchID,
-		Source: p.Source, personJSON: personBlock(p.Person), CreatedAt: outreach.FormatTime(p.CreatedAt), UpdatedAt: outreach.FormatTime(p.UpdatedAt)}
+		Source: p.Source, personJSON: personBlock(p.Person), Email: p.Email, Data: p.Data,
+		CreatedAt: outreach.FormatTime(p.CreatedAt), UpdatedAt: outreach.FormatTime(p.UpdatedAt)}
+	if v.Data == nil {
+		v.Data = map[string]any{}
+	}
 	if now.Reason != "" {
 		v.FilterReason = &now.Reason
 	}

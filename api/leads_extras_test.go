@@ -1,20 +1,18 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"outreachd/internal/testenv"
 )
 
 // TestPushLeadsKeepsUnknownFields: CRM exports carry extra columns. An unknown field never
-// fails the push: scalars go into the lead's data (within its 20 pairs), and what could not be
-// kept is listed per entry in warnings.
+// fails the push: scalars go into the lead's data (within its 20 pairs), what could not be
+// kept is listed per entry in warnings, and GET /leads/{id} and the campaign's lead list show
+// the data and the email kept.
 func TestPushLeadsKeepsUnknownFields(t *testing.T) {
 	t.Parallel()
 	e := newLeadEnv(t)
@@ -24,7 +22,7 @@ func TestPushLeadsKeepsUnknownFields(t *testing.T) {
 		nineteen[fmt.Sprintf("k%02d", i)] = i
 	}
 	body := `{"leads": [
-		{"linkedin_url": "phone-phil", "first_name": "Phil", "phone": "+49 30 1234", "Employees": 42, "vip": true, "tags": ["a","b"], "empty": null},
+		{"linkedin_url": "phone-phil", "first_name": "Phil", "email": "phil@example.com", "phone": "+49 30 1234", "Employees": 42, "vip": true, "tags": ["a","b"], "empty": null},
 		{"linkedin_url": "full-fran", "data": ` + mustJSON(t, nineteen) + `, "phone": "1", "fax": "2", "pager": "3"},
 		{"linkedin_url": "plain-pat", "Company": "Acme"}
 	]}`
@@ -50,25 +48,40 @@ func TestPushLeadsKeepsUnknownFields(t *testing.T) {
 	if w := warn(2); len(w) != 0 {
 		t.Errorf("lead 2 warnings = %v, want none", w)
 	}
+	shown := map[string]map[string]any{} // lead id -> the lead as the campaign's list shows it
+	r = e.org.Read.Do(t, "GET", "/api/v1/campaigns/"+camp+"/leads", nil)
+	wantStatus(t, r, 200)
+	for _, l := range list(r.JSON["data"]) {
+		shown[l["lead_id"].(string)] = l
+	}
 	data := func(id string) map[string]any {
-		conn, err := pgx.Connect(context.Background(), e.srv.DBURL)
-		if err != nil {
-			t.Fatal(err)
+		t.Helper()
+		r := e.org.Read.Do(t, "GET", "/api/v1/leads/"+id, nil)
+		wantStatus(t, r, 200)
+		one := r.JSON["data"].(map[string]any)
+		if fmt.Sprint(one["data"]) != fmt.Sprint(shown[id]["data"]) || one["email"] != shown[id]["email"] {
+			t.Errorf("lead %s: GET /leads/{id} shows %v %v, the list %v %v", id, one["email"], one["data"], shown[id]["email"], shown[id]["data"])
 		}
-		defer conn.Close(context.Background())
-		var raw []byte
-		if err := conn.QueryRow(context.Background(), `SELECT data FROM prospects WHERE id = $1`, id).Scan(&raw); err != nil {
-			t.Fatal(err)
+		d, ok := one["data"].(map[string]any)
+		if !ok {
+			t.Fatalf("lead %s: data = %v, want an object", id, one["data"])
 		}
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		return m
+		return d
 	}
 	if d := data(acc[0]["lead_id"].(string)); d["phone"] != "+49 30 1234" || d["Employees"] != 42.0 || d["vip"] != true || len(d) != 3 {
 		t.Errorf("lead 0 data = %v", d)
 	}
 	if d := data(acc[1]["lead_id"].(string)); len(d) != 20 || d["phone"] != "1" {
 		t.Errorf("lead 1 data = %v (want the 19 pairs plus phone)", d)
+	}
+	if d := data(acc[2]["lead_id"].(string)); len(d) != 0 {
+		t.Errorf("lead 2 data = %v, want {}", d)
+	}
+	if email := shown[acc[0]["lead_id"].(string)]["email"]; email != "phil@example.com" {
+		t.Errorf("lead 0 email = %v", email)
+	}
+	if email, ok := shown[acc[2]["lead_id"].(string)]["email"]; !ok || email != nil {
+		t.Errorf("lead 2 email = %v (present %v), want null", email, ok)
 	}
 	if acc[0]["name"] != "Phil" {
 		t.Errorf("known fields still read: name = %v", acc[0]["name"])

@@ -68,7 +68,7 @@ func oaList(v any) []map[string]any {
 func TestOpenAPIRoutesDocumented(t *testing.T) {
 	t.Parallel()
 	spec := testenv.LoadOpenAPI(t)
-	srv, err := api.NewServer(nil, api.Deps{}, api.Config{})
+	srv, err := api.NewServer(nil, api.Deps{}, api.Config{PublicURL: "https://outreach.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

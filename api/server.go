@@ -7,8 +7,11 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +54,22 @@ func (c *Config) setDefaults() {
 		c.MaxBodyBytes = 2 << 20
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+}
+
+// Validate reports a configuration the API cannot run with: the links it hands out (intake
+// URLs, inbox and reconnect links) are built on PublicURL, so it must be an http(s) origin.
+func (c Config) Validate() error {
+	u, err := url.Parse(c.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("api: PublicURL %q must be an http(s) origin", c.PublicURL)
+	}
+	if c.RateLimitPerMinute < 1 || c.InboxRateLimitPerMinute < 1 || c.IntakeRateLimitPerMinute < 1 {
+		return errors.New("api: rate limits must be positive")
+	}
+	if c.MaxBodyBytes < 1 {
+		return errors.New("api: MaxBodyBytes must be positive")
+	}
+	return nil
 }
 
 // Deps are the parts the API calls besides the store. Each may be nil in tests that do not
@@ -104,6 +123,9 @@ type Server struct {
 // NewServer builds the API.
 func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	page, err := renderReference(docs.OpenAPI, cfg.PublicURL)
 	if err != nil {
 		return nil, err

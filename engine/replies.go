@@ -23,9 +23,13 @@ type replyPlan struct {
 	draftErr error
 }
 
-// planReply classifies r's text and, for a campaign person, asks the drafter for an answer.
+// planReply classifies r's text and, for a campaign person, asks the drafter for an answer
+// unless the text tries to instruct the AI.
 func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc storage.LinkedInAccount) replyPlan {
 	plan := replyPlan{class: outreach.ClassifyReply(r.Text)}
+	if plan.class.Injection {
+		return plan // written to steer the model: never shown to the drafter, a person answers it
+	}
 	var p storage.EngineProspect
 	var found bool
 	var campaignName string
@@ -120,7 +124,7 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 		return nil, err
 	}
 	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
-		AccountID: &acc.ID, Kind: storage.ActivityReply, Sentiment: &sentiment, At: r.At}); err != nil {
+		AccountID: &acc.ID, Kind: outreach.ActivityReply, Sentiment: &sentiment, At: r.At}); err != nil {
 		return nil, err
 	}
 	if err := emitReply(ctx, tx, p, block, chatID, r, plan.class.Sentiment); err != nil {
@@ -330,7 +334,7 @@ func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.Engine
 	}
 	p.BookingStartAt, p.BookedAt = &slot, timePtr(at)
 	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
-		AccountID: &acc.ID, Kind: storage.ActivityBooking, At: at}); err != nil {
+		AccountID: &acc.ID, Kind: outreach.ActivityBooking, At: at}); err != nil {
 		return err
 	}
 	data.Booking.StartTime = outreach.FormatTime(slot)

@@ -138,7 +138,7 @@ func emitSentDraft(ctx context.Context, tx *storage.Tx, d storage.DraftToSend, p
 		return err
 	}
 	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
-		AccountID: &d.AccountID, Kind: storage.ActivityMessageSent, At: now}); err != nil {
+		AccountID: &d.AccountID, Kind: outreach.ActivityMessageSent, At: now}); err != nil {
 		return err
 	}
 	c, err := tx.GetEngineCampaign(ctx, p.CampaignID)

@@ -268,7 +268,7 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 		return nil, err
 	}
 	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
-		AccountID: &acc.ID, Kind: storage.ActivityConnectionAccepted, At: r.At}); err != nil {
+		AccountID: &acc.ID, Kind: outreach.ActivityConnectionAccepted, At: r.At}); err != nil {
 		return nil, err
 	}
 	tx.Emit(outreach.NewEvent(outreach.EventConnectionAccepted, p.OrgID, r.At, outreach.EventData{

@@ -82,7 +82,7 @@ func (s *stepper) invite(ctx context.Context) error {
 	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
 		return err
 	}
-	if err := s.activity(storage.ActivityInviteSent, new(0)); err != nil {
+	if err := s.activity(outreach.ActivityInviteSent, new(0)); err != nil {
 		return err
 	}
 	s.emit(outreach.EventInviteSent, outreach.EventData{})
@@ -110,7 +110,7 @@ func (s *stepper) withdraw(ctx context.Context) error {
 	if err := s.tx.CloseFollowups(ctx, s.p.ID, s.now); err != nil {
 		return err
 	}
-	if err := s.activity(storage.ActivityInviteWithdrawn, nil); err != nil {
+	if err := s.activity(outreach.ActivityInviteWithdrawn, nil); err != nil {
 		return err
 	}
 	s.emit(outreach.EventInviteWithdrawn, outreach.EventData{})
@@ -203,7 +203,7 @@ func (s *stepper) message(ctx context.Context) error {
 	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
 		return err
 	}
-	if err := s.activity(storage.ActivityMessageSent, new(i)); err != nil {
+	if err := s.activity(outreach.ActivityMessageSent, new(i)); err != nil {
 		return err
 	}
 	recent, err := s.tx.RecentTurns(ctx, chat, outreach.MaxRecentConversation)

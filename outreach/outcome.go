@@ -1,5 +1,7 @@
 package outreach
 
+import "time"
+
 // Outcome is what PATCH /prospects/{id} marks on a prospect.
 type Outcome string
 
@@ -24,6 +26,46 @@ func ParseOutcome(s string) (Outcome, error) {
 // not contacted again, and a booked one has what the sequence was for. Interested and converted
 // leave the sequence as it is.
 func (o Outcome) EndsSequence() bool { return o == OutcomeLost || o == OutcomeBooked }
+
+// OutcomeEffects is what marking an outcome on a prospect for the first time causes besides
+// stamping it; storage writes it in the transaction of the mark. Marking an outcome again
+// causes nothing.
+type OutcomeEffects struct {
+	// EndSequence stops all outreach: the sequence ends, nothing stays scheduled (a paused
+	// position is dropped too) and the prospect's open follow-ups close. The status is left as
+	// it was.
+	EndSequence bool
+	// Activity is the manual activity recorded (it counts in the analytics); "" for none.
+	Activity string
+	// CallBooked: a call_booked event marked manual is emitted (NewManualBookingEvent).
+	CallBooked bool
+}
+
+// Effects says what marking o causes: interested only tags the prospect; lost stops all
+// outreach; booked stops it too, records a booking and emits call_booked; converted records a
+// conversion.
+func (o Outcome) Effects() OutcomeEffects {
+	switch o {
+	case OutcomeLost:
+		return OutcomeEffects{EndSequence: true}
+	case OutcomeBooked:
+		return OutcomeEffects{EndSequence: true, Activity: ActivityBooking, CallBooked: true}
+	case OutcomeConverted:
+		return OutcomeEffects{Activity: ActivityConversion}
+	}
+	return OutcomeEffects{}
+}
+
+// NewManualBookingEvent is the call_booked event of a booking a person marked (PATCH
+// /prospects/{id} outcome=booked): manual, with no slot known.
+func NewManualBookingEvent(orgID string, prospect *ProspectBlock, campaignID, campaignName string, at time.Time) Event {
+	return NewEvent(EventCallBooked, orgID, at, EventData{
+		Prospect: prospect,
+		Campaign: &CampaignBlock{ID: campaignID, Name: campaignName},
+		Booking:  &BookingBlock{Provider: BookingProviderManual, Title: "Call booked (marked manually)"},
+		Manual:   true,
+	})
+}
 
 // What marking an outcome did: recorded now, or recorded before and left alone.
 const (

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -286,46 +285,28 @@ func (s *Store) DuplicateCampaign(ctx context.Context, orgID, id string) (Campai
 	return c, nil
 }
 
-// copyName picks the first free "<name> (copy[ n])", shortening name so the result stays within
-// outreach.MaxCampaignNameLen.
+// copyName picks the name of a copy of name (outreach.CopyName) among the organization's
+// campaign names that could clash with it.
 func copyName(ctx context.Context, tx *Tx, orgID, name string) (string, error) {
 	rows, err := tx.Query(ctx, `SELECT name FROM campaigns WHERE org_id = $1 AND starts_with(name, $2)`,
-		orgID, truncateRunes(name, outreach.MaxCampaignNameLen-len(" (copy 100000)")))
+		orgID, outreach.CopyNamePrefix(name))
 	if err != nil {
 		return "", err
 	}
-	taken := map[string]bool{}
 	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return "", err
 	}
+	taken := make(map[string]bool, len(names))
 	for _, n := range names {
 		taken[n] = true
 	}
-	for i := 1; ; i++ {
-		suffix := " (copy)"
-		if i > 1 {
-			suffix = fmt.Sprintf(" (copy %d)", i)
-		}
-		cand := truncateRunes(name, outreach.MaxCampaignNameLen-utf8.RuneCountInString(suffix)) + suffix
-		if !taken[cand] {
-			return cand, nil
-		}
-	}
+	return outreach.CopyName(name, func(n string) bool { return taken[n] }), nil
 }
 
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n])
-}
-
-// SetCampaignStatus moves a campaign to status after checking the transition
-// (outreach.CampaignStatus.CanBecome). The first move to active stamps started_at and emits
-// campaign_started; a move to completed stamps completed_at and emits campaign_completed; both
-// in the same transaction as the change. Setting the current status again changes nothing.
+// SetCampaignStatus moves a campaign to status and writes what the move causes
+// (outreach.PlanStatusChange): the stamps of its run dates and its event with the campaign's
+// stats, in the same transaction as the change.
 func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status outreach.CampaignStatus) (Campaign, error) {
 	if _, err := outreach.ParseCampaignStatus(string(status)); err != nil {
 		return Campaign{}, err
@@ -336,37 +317,23 @@ func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status
 		if err != nil {
 			return notFound(err, "campaign "+campaignID)
 		}
-		if cur.Status == status {
+		change, err := outreach.PlanStatusChange(campaignID, cur.Status, cur.StartedAt != nil, status)
+		if err != nil || change.None {
 			c = cur
-			return nil
-		}
-		if !cur.Status.CanBecome(status) {
-			return outreach.Invalidf("campaign %s cannot go from %s to %s", campaignID, cur.Status, status)
-		}
-		c, err = scanCampaign(tx.QueryRow(ctx, `UPDATE campaigns SET status = $2, updated_at = now(),
-			started_at = CASE WHEN $2 = 'active' THEN coalesce(started_at, now()) ELSE started_at END,
-			completed_at = CASE WHEN $2 = 'completed' THEN now() ELSE completed_at END
-			WHERE id = $1 RETURNING `+campaignColumns, campaignID, string(status)))
-		if err != nil {
 			return err
 		}
-		var kind outreach.EventKind
-		switch {
-		case status == outreach.CampaignActive && cur.StartedAt == nil:
-			kind = outreach.EventCampaignStarted
-		case status == outreach.CampaignCompleted:
-			kind = outreach.EventCampaignCompleted
-		default:
-			return nil
+		c, err = scanCampaign(tx.QueryRow(ctx, `UPDATE campaigns SET status = $2, updated_at = now(),
+			started_at = CASE WHEN $3 THEN now() ELSE started_at END,
+			completed_at = CASE WHEN $4 THEN now() ELSE completed_at END
+			WHERE id = $1 RETURNING `+campaignColumns, campaignID, string(status), change.StampStarted, change.StampCompleted))
+		if err != nil || change.Event == "" {
+			return err
 		}
 		stats, err := campaignStats(ctx, tx, c.OrgID, campaignID)
 		if err != nil {
 			return err
 		}
-		at := c.UpdatedAt
-		tx.Emit(outreach.NewEvent(kind, c.OrgID, at, outreach.EventData{
-			Campaign: &outreach.CampaignBlock{ID: c.ID, Name: c.Name, Stats: &stats},
-		}))
+		tx.Emit(outreach.NewCampaignEvent(change.Event, c.OrgID, c.ID, c.Name, stats, c.UpdatedAt))
 		return nil
 	})
 	if err != nil {
@@ -374,17 +341,6 @@ func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status
 	}
 	return c, nil
 }
-
-// Activity kinds the campaign stats count, named after the counters of the daily analytics row
-// (GET /analytics/daily). Bookings and conversions are also written by PATCH /prospects/{id}.
-const (
-	ActivityInviteSent         = "invite_sent"
-	ActivityConnectionAccepted = "connection_accepted"
-	ActivityMessageSent        = "message_sent"
-	ActivityReply              = "reply"
-	ActivityBooking            = "booking"
-	ActivityConversion         = "conversion"
-)
 
 // campaignStats computes the lifetime totals carried by campaign events, in one round trip (it
 // runs in every transaction that emits an event tied to a campaign): the prospect counts by

@@ -173,8 +173,7 @@ func (s *Store) CompleteCampaignIfDone(ctx context.Context, campaignID string, n
 		if err != nil {
 			return err
 		}
-		tx.Emit(outreach.NewEvent(outreach.EventCampaignCompleted, orgID, now, outreach.EventData{
-			Campaign: &outreach.CampaignBlock{ID: campaignID, Name: name, Stats: &stats}}))
+		tx.Emit(outreach.NewCampaignEvent(outreach.EventCampaignCompleted, orgID, campaignID, name, stats, now))
 		return nil
 	})
 	return done, err

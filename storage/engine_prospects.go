@@ -106,9 +106,6 @@ type Activity struct {
 	At         time.Time
 }
 
-// Activity kinds the engine writes besides those in campaigns.go.
-const ActivityInviteWithdrawn = "invite_withdrawn"
-
 // InsertActivity appends to the activity log.
 func (tx *Tx) InsertActivity(ctx context.Context, a Activity) error {
 	_, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, account_id, kind, sentiment, step, at)

@@ -44,11 +44,12 @@ const enrichLockClass = 0x656e72 // "enr"
 // transaction. It returns how many leads it took.
 //
 // No transaction is open while resolve runs (an enrichment provider may take seconds): a
-// transaction holding the leads' row locks would own a transaction id all that time, and the
-// outbox consumer only reads events older than the oldest running transaction, so every event
-// of every organization would wait for the provider. Instead the leads are taken with session
-// advisory locks on one pooled connection, which hold no transaction id: several instances still
-// share the queue without doing a lead twice, and a crash drops the locks with the connection.
+// transaction holding the leads' row locks all that time would make every other writer of those
+// leads (an outcome, a stop, a block) wait for the provider, and a transaction open that long
+// keeps vacuum from reclaiming dead rows anywhere in the database, the delivery queue's among
+// them. Instead the leads are taken with session advisory locks on one pooled connection, outside
+// any transaction: several instances still share the queue without doing a lead twice, and a
+// crash drops the locks with the connection.
 // The results are written only to leads still pending, so a lead decided meanwhile (by an
 // instance that read it before this one's lock) keeps its first decision and emits nothing more.
 func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []PendingLead) ([]LeadResolution, error)) (int, error) {
@@ -190,9 +191,10 @@ func (s *Store) recordResolutions(ctx context.Context, leads []PendingLead, resu
 		for _, id := range written {
 			done[id] = true
 		}
+		now := time.Now()
 		for _, l := range leads { // in the leads' order
 			if done[l.ID] {
-				if ev, ok := verdictEvent(l, decided[l.ID]); ok {
+				if ev, ok := verdictEvent(l, decided[l.ID], now); ok {
 					tx.Emit(ev)
 				}
 			}
@@ -222,8 +224,9 @@ func (u *resolvedColumns) add(r LeadResolution) {
 	u.companyURL, u.size, u.followers = append(u.companyURL, p.CompanyLinkedInURL), append(u.size, p.CompanySize), append(u.followers, p.FollowerCount)
 }
 
-// verdictEvent is lead_accepted or lead_rejected for a decided lead.
-func verdictEvent(l PendingLead, r LeadResolution) (outreach.Event, bool) {
+// verdictEvent is the event of the verdict r reached on l (outreach.NewLeadVerdictEvent), its
+// prospect block showing what enrichment learned.
+func verdictEvent(l PendingLead, r LeadResolution, at time.Time) (outreach.Event, bool) {
 	p := l.Prospect
 	p.Person = r.Person
 	p.Person.LinkedInURL, p.Person.PublicIdentifier = l.LinkedInURL, l.PublicIdentifier
@@ -231,16 +234,8 @@ func verdictEvent(l PendingLead, r LeadResolution) (outreach.Event, bool) {
 	if p.BatchID != nil {
 		batchID = *p.BatchID
 	}
-	data := outreach.EventData{Prospect: p.EventBlock(), Campaign: &outreach.CampaignBlock{ID: p.CampaignID, Name: l.CampaignName},
-		Lead: &outreach.LeadBlock{BatchID: batchID}}
-	switch r.Verdict.Verdict {
-	case outreach.VerdictAccepted:
-		return outreach.NewEvent(outreach.EventLeadAccepted, p.OrgID, time.Now(), data), true
-	case outreach.VerdictRejected:
-		data.Lead.Reason = r.Verdict.Reason
-		return outreach.NewEvent(outreach.EventLeadRejected, p.OrgID, time.Now(), data), true
-	}
-	return outreach.Event{}, false
+	return outreach.NewLeadVerdictEvent(p.OrgID, p.EventBlock(), outreach.CampaignBlock{ID: p.CampaignID, Name: l.CampaignName},
+		batchID, r.Verdict, at)
 }
 
 // prefixed qualifies every column of a comma-separated list with a table alias.

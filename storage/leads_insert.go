@@ -5,27 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"outreachd/outreach"
 )
 
-// leadRow is one prospect row to insert.
+// leadRow is one prospect row a push inserts, as the domain decided to save it.
 type leadRow struct {
-	cand                pushCandidate
-	camp                campaignRef
-	batchID             string
-	id, key, linkedinID string
-	verdict, enrichment string
-	reason              *string
-	data                string
+	cand outreach.PushCandidate
+	save outreach.NewLead
+	id   string
+	data string // the lead's data as JSON
 }
 
-func newLeadRow(req PushRequest, camp campaignRef, c pushCandidate) leadRow {
-	linkedinID := c.profile.PublicIdentifier
-	if linkedinID == "" {
-		linkedinID = c.profile.MemberID
-	}
+func newLeadRow(c outreach.PushCandidate, save outreach.NewLead) leadRow {
 	data := "{}"
 	if len(c.Input.Data) > 0 {
 		b, err := json.Marshal(c.Input.Data)
@@ -33,11 +25,12 @@ func newLeadRow(req PushRequest, camp campaignRef, c pushCandidate) leadRow {
 			data = string(b)
 		}
 	}
-	return leadRow{cand: c, camp: camp, batchID: req.BatchID, id: outreach.NewID("prs"), key: c.profile.Key,
-		linkedinID: linkedinID, verdict: outreach.VerdictPending, enrichment: outreach.EnrichmentPending, data: data}
+	return leadRow{cand: c, save: save, id: outreach.NewID("prs"), data: data}
 }
 
-func insertLeads(ctx context.Context, tx *Tx, orgID string, rows []leadRow) (map[string]bool, error) {
+// insertLeads inserts rows into the campaign in one statement and returns the lead keys it
+// inserted: a key another transaction inserted first is left out.
+func insertLeads(ctx context.Context, tx *Tx, orgID, campaignID, batchID string, rows []leadRow) (map[string]bool, error) {
 	created := map[string]bool{}
 	if len(rows) == 0 {
 		return created, nil
@@ -47,9 +40,12 @@ func insertLeads(ctx context.Context, tx *Tx, orgID string, rows []leadRow) (map
 	reasons, emails, urls, pubIDs, roles, companies, locations, headlines := make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 	datas := make([]string, n)
 	for i, r := range rows {
-		in := r.cand.Input
-		ids[i], keys[i], lids[i], names[i], sources[i], enr[i], verdicts[i] = r.id, r.key, r.linkedinID, r.cand.name, r.cand.source, r.enrichment, r.verdict
-		reasons[i], emails[i], urls[i], pubIDs[i] = r.reason, nonEmpty(in.Email), nonEmpty(r.cand.profile.URL), nonEmpty(r.cand.profile.PublicIdentifier)
+		in, c := r.cand.Input, r.cand
+		ids[i], keys[i], lids[i], names[i], sources[i], enr[i], verdicts[i] = r.id, c.Profile.Key, c.LinkedInID(), c.Name, c.Source, r.save.Enrichment, r.save.Verdict
+		emails[i], urls[i], pubIDs[i] = nonEmpty(in.Email), nonEmpty(c.Profile.URL), nonEmpty(c.Profile.PublicIdentifier)
+		if r.save.Reason != "" {
+			reasons[i] = &r.save.Reason
+		}
 		roles[i], companies[i], locations[i], headlines[i] = nonEmpty(in.Title), nonEmpty(in.Company), nonEmpty(in.Location), nonEmpty(in.Headline)
 		datas[i] = r.data
 	}
@@ -64,7 +60,7 @@ func insertLeads(ctx context.Context, tx *Tx, orgID string, rows []leadRow) (map
 			AS u(id, key, lid, name, source, enr, verdict, reason, email, data, url, pub, role, company, location, headline)
 		ON CONFLICT (campaign_id, lead_key) DO NOTHING
 		RETURNING lead_key`,
-		orgID, rows[0].camp.id, rows[0].batchID,
+		orgID, campaignID, batchID,
 		ids, keys, lids, names, sources, enr, verdicts, reasons, emails, datas, urls, pubIDs, roles, companies, locations, headlines)
 	if err != nil {
 		return nil, fmt.Errorf("insert leads: %w", err)
@@ -80,22 +76,6 @@ func insertLeads(ctx context.Context, tx *Tx, orgID string, rows []leadRow) (map
 	return created, q.Err()
 }
 
-// event is prospect_added for a new pending lead, or lead_rejected for a lead the filters
-// refused at push time (its verdict is final, and an intake URL's sender reads no response).
-func (r leadRow) event(orgID string) outreach.Event {
-	in := r.cand.Input
-	pb := &outreach.ProspectBlock{Name: r.cand.name, LinkedInURL: r.cand.profile.URL, LinkedInID: r.linkedinID, LeadID: r.id,
-		Company: strings.TrimSpace(in.Company), JobTitle: strings.TrimSpace(in.Title), Location: strings.TrimSpace(in.Location),
-		Headline: strings.TrimSpace(in.Headline)}
-	cb := &outreach.CampaignBlock{ID: r.camp.id, Name: r.camp.name}
-	now := time.Now()
-	if r.verdict == outreach.VerdictRejected {
-		return outreach.NewEvent(outreach.EventLeadRejected, orgID, now, outreach.EventData{Prospect: pb, Campaign: cb,
-			Lead: &outreach.LeadBlock{BatchID: r.batchID, Reason: *r.reason}})
-	}
-	return outreach.NewEvent(outreach.EventProspectAdded, orgID, now, outreach.EventData{Prospect: pb, Campaign: cb})
-}
-
 func nonEmpty(s string) *string {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -103,18 +83,3 @@ func nonEmpty(s string) *string {
 	}
 	return &s
 }
-
-// clip keeps an echoed input short: a rejection names the input, it need not repeat 2 KB of it.
-func clip(s string) string {
-	const max = 300
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

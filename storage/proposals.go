@@ -116,12 +116,12 @@ type PushPreview struct {
 }
 
 // PreviewPush counts what PushLeads would do with req now. The rules are PushLeads' own
-// (pushCandidates, pushLookups, blacklisted, the campaign's hard filters); a campaign of another
-// organization is outreach.ErrNotFound, a closed one outreach.ErrCampaignClosed.
+// (screenPush, pushLookups, outreach.DecidePushLead); a campaign of another organization is
+// outreach.ErrNotFound, a closed one outreach.ErrCampaignClosed.
 func (s *Store) PreviewPush(ctx context.Context, req PushRequest) (PushPreview, error) {
 	var pv PushPreview
-	cands, rejected := pushCandidates(req)
-	pv.Invalid = len(rejected)
+	cands, refused := screenPush(req)
+	pv.Invalid = len(refused)
 	var raw []byte
 	err := s.pool.QueryRow(ctx, `SELECT name, status, hard_filters FROM campaigns WHERE id = $1 AND org_id = $2`,
 		req.CampaignID, req.OrgID).Scan(&pv.CampaignName, &pv.CampaignStatus, &raw)
@@ -144,17 +144,19 @@ func (s *Store) PreviewPush(ctx context.Context, req PushRequest) (PushPreview, 
 			return err
 		}
 		for _, c := range cands {
-			if _, hit := known.blacklisted(c); hit {
-				pv.Blacklisted++
-			} else if _, hit := known.other[c.profile.Key]; hit {
-				pv.InAnotherCampaign++
-			} else if _, hit := known.own[c.profile.Key]; hit {
-				pv.AlreadyThere++
-			} else {
+			d := outreach.DecidePushLead(c, known.facts(c), filters)
+			switch {
+			case d.Save != nil:
 				pv.New++
-				if filters.Evaluate(c.Input.Facts(), false).Verdict == outreach.VerdictRejected {
+				if d.Save.Verdict == outreach.VerdictRejected {
 					pv.FilteredOut++
 				}
+			case d.Answer.Rejected != nil && d.Answer.Rejected.Reason == outreach.RejectBlacklisted:
+				pv.Blacklisted++
+			case d.Answer.Rejected != nil && d.Answer.Rejected.Reason == outreach.RejectInAnotherCampaign:
+				pv.InAnotherCampaign++
+			default: // a lead the campaign holds
+				pv.AlreadyThere++
 			}
 		}
 		return nil

@@ -28,7 +28,7 @@ type ProspectQuery struct {
 // index-only scan, so an OFFSET skips index entries, not heap rows; only the page's rows are
 // then read in full. The cost of a deep page stays linear in its offset (OFFSET has no other
 // meaning), but per skipped row it is an index tuple, about 3x cheaper than a heap row
-// (docs/performance.md, issue 2).
+// (docs/performance.md, "The API push path").
 func (s *Store) ListProspects(ctx context.Context, orgID string, q ProspectQuery) ([]Prospect, int, error) {
 	where := []string{"org_id = $1"}
 	args := []any{orgID}
@@ -117,16 +117,10 @@ func (s *Store) GetProspect(ctx context.Context, orgID, id string) (Prospect, er
 // sequence has ended, and nothing stays scheduled (a paused position is dropped too).
 const endSequence = "sequence_ended_at = coalesce(sequence_ended_at, now()), next_step_at = NULL, paused_next_step_at = NULL"
 
-// SetProspectOutcome marks an outcome and says whether it was written now or already set.
-// The prospect row is locked for the whole transaction, so concurrent calls record a booking or
-// a conversion exactly once.
-//
-//   - interested: tags outcome_interested_at.
-//   - lost: tags outcome_lost_at, ends the sequence and closes scheduled follow-ups, which
-//     stops all outreach; the status is left as it was.
-//   - booked: booked_at, ends the sequence, closes follow-ups, a manual 'booking' activity
-//     (booking stats) and a call_booked event marked manual, in this transaction.
-//   - converted: converted_at and a manual 'conversion' activity.
+// SetProspectOutcome marks an outcome on a prospect of the organization, writes what marking
+// it causes (outreach.Outcome.Effects) and says whether it was written now or already set. The
+// prospect row is locked for the whole transaction, so concurrent calls record a booking or a
+// conversion exactly once.
 func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcome outreach.Outcome) (string, error) {
 	applied := outreach.OutcomeAlreadySet
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -149,29 +143,35 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		default:
 			return outreach.Invalidf("outcome %q", outcome)
 		}
-		if outcome.EndsSequence() {
-			set += ", " + endSequence
-		}
 		if already != nil {
 			return nil
 		}
 		applied = outreach.OutcomeWritten
+		effects := outcome.Effects()
+		if effects.EndSequence {
+			set += ", " + endSequence
+		}
 		var at time.Time
 		if err := tx.QueryRow(ctx, `UPDATE prospects SET `+set+`, updated_at = now() WHERE id = $1 RETURNING now()`, id).Scan(&at); err != nil {
 			return err
 		}
-		if outcome.EndsSequence() {
+		if effects.EndSequence {
 			if _, err := tx.Exec(ctx, `UPDATE followups SET closed_at = $2 WHERE prospect_id = $1 AND closed_at IS NULL`, id, at); err != nil {
 				return fmt.Errorf("close follow-ups: %w", err)
 			}
 		}
-		switch outcome {
-		case outreach.OutcomeBooked:
-			return recordBooking(ctx, tx, p, at)
-		case outreach.OutcomeConverted:
-			_, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
-				VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, ActivityConversion, at)
-			return err
+		if effects.Activity != "" {
+			if _, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
+				VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, effects.Activity, at); err != nil {
+				return fmt.Errorf("record %s: %w", effects.Activity, err)
+			}
+		}
+		if effects.CallBooked {
+			var campaignName string
+			if err := tx.QueryRow(ctx, `SELECT name FROM campaigns WHERE id = $1`, p.CampaignID).Scan(&campaignName); err != nil {
+				return fmt.Errorf("campaign of prospect %s: %w", p.ID, err)
+			}
+			tx.Emit(outreach.NewManualBookingEvent(p.OrgID, p.EventBlock(), p.CampaignID, campaignName, at))
 		}
 		return nil
 	})
@@ -179,23 +179,4 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		return "", wrapServerErr(err, fmt.Sprintf("mark outcome %s on prospect %s", outcome, id))
 	}
 	return applied, nil
-}
-
-// recordBooking writes the booking activity and the manual call_booked event.
-func recordBooking(ctx context.Context, tx *Tx, p Prospect, at time.Time) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO activities (org_id, campaign_id, prospect_id, kind, manual, at)
-		VALUES ($1, $2, $3, $4, true, $5)`, p.OrgID, p.CampaignID, p.ID, ActivityBooking, at); err != nil {
-		return err
-	}
-	var campaignName string
-	if err := tx.QueryRow(ctx, `SELECT name FROM campaigns WHERE id = $1`, p.CampaignID).Scan(&campaignName); err != nil {
-		return fmt.Errorf("campaign of prospect %s: %w", p.ID, err)
-	}
-	tx.Emit(outreach.NewEvent(outreach.EventCallBooked, p.OrgID, at, outreach.EventData{
-		Prospect: p.EventBlock(),
-		Campaign: &outreach.CampaignBlock{ID: p.CampaignID, Name: campaignName},
-		Booking:  &outreach.BookingBlock{Provider: outreach.BookingProviderManual, Title: "Call booked (marked manually)"},
-		Manual:   true,
-	}))
-	return nil
 }

@@ -35,16 +35,13 @@ type Config struct {
 
 // DefaultMaxConns is the pool size when neither Config nor the database URL sets one: pgxpool's
 // own rule, the larger of 4 and the number of CPUs (4 on the 2-core machines measured). PostgreSQL
-// does the most work with few transactions running at once: 50,000 events pushed by 32
-// concurrent clients in 100-lead calls committed in 13.7–14.5 s with 24 connections, 10.5 s with
-// 12, and 5.8–7.0 s with 4 to 8 (docs/performance.md, "Connections"). Past that the backends spend
-// their time waiting on each other's locks on the same index pages instead of working; requests
-// beyond the pool wait in the process for a connection instead, which costs nothing. Within that
-// range the smaller pool leaves the delivery hub's backends a larger share of the database's
-// CPU: with 4 instead of 8, the deliveries of a 50,000-event burst to one destination kept pace
-// with the pushes (latency p50 0.5–1.0 s instead of 3–7 s) at the same throughput
-// ("Issue 14, sixth session"). A larger database server takes a larger pool through
-// pool_max_conns.
+// does the most work with few transactions running at once: concurrent pushes committed fastest
+// with 4 to 8 connections, and slower with 12 or 24, whose backends spend their time waiting on
+// each other's locks on the same index pages instead of working; requests beyond the pool wait in
+// the process for a connection instead, which costs nothing. Within that range the smaller pool
+// leaves the delivery hub's backends a larger share of the database's CPU, so the deliveries of a
+// burst keep pace with the pushes at the same throughput (measured: docs/performance.md,
+// "Connections"). A larger database server takes a larger pool through pool_max_conns.
 func DefaultMaxConns() int32 { return int32(max(4, runtime.NumCPU())) }
 
 func (c *Config) setDefaults(url string) {
@@ -86,6 +83,9 @@ type Store struct {
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	cfg.setDefaults(url)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
@@ -162,8 +162,8 @@ func (s *Store) Close() {
 // two cores, that teardown (the backends' exit and the process's own) competed with the claim and
 // the send of the very event it had just committed, in serve. Measured from the COMMIT to
 // arrival, single events, p50 in three alternated rounds: the CLI 3.1–3.7 ms against the API's
-// 1.8–2.1 ms before, 2.2 ms against 1.8–2.3 ms with the grace (docs/performance.md, "Issue 14,
-// eighth session"). The CLI has printed its result by then; only its exit waits.
+// 1.8–2.1 ms before, 2.2 ms against 1.8–2.3 ms with the grace (docs/performance.md, "The CLI
+// path"). The CLI has printed its result by then; only its exit waits.
 const closeGrace = 50 * time.Millisecond
 
 // notifyDeliveries sends NOTIFY deliveries after commits that wrote deliveries, outside them:
@@ -183,7 +183,8 @@ func (s *Store) notifyDeliveries() {
 		// after that record is flushed; the wake-up needs no durability (the deliveries it
 		// announces are committed, and a lost one waits for the idle poll), so its transaction
 		// commits without waiting for the flush. Measured at 200 events/s in 100-lead pushes:
-		// the latency p50 1.0–2.9 ms lower (docs/performance.md, "Issue 14, seventh session").
+		// the latency p50 1.1–2.9 ms lower (docs/performance.md, "Design choices and their
+		// measurements").
 		// The setting is LOCAL: the connection goes back to the pool as it was.
 		_, _ = s.pool.Exec(ctx, `BEGIN; SET LOCAL synchronous_commit = off; NOTIFY `+NotifyDeliveries+`; COMMIT`)
 		s.notified.Store(time.Now().UnixNano())

@@ -38,3 +38,23 @@ func TestPoolSize(t *testing.T) {
 		st.Close()
 	}
 }
+
+// A configuration the store cannot open with is refused before anything connects.
+func TestOpenValidatesConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cfg  storage.Config
+		want string
+	}{
+		{storage.Config{MaxConns: -1}, "MaxConns -1 must not be negative"},
+	} {
+		// The URL names no server that answers: Validate must refuse first.
+		st, err := storage.Open(context.Background(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=1", c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			if st != nil {
+				st.Close()
+			}
+			t.Errorf("Open(%+v) = %v, want an error naming %q", c.cfg, err, c.want)
+		}
+	}
+}

@@ -59,8 +59,8 @@ type Config struct {
 }
 
 // loadConfig reads the environment, then lets flags on fs override it. extra may register more
-// flags on the same set before parsing. (Over 80 lines: one line or three per setting, in the
-// order of the README's table; splitting it would only scatter the list.)
+// flags on the same set before parsing. The settings are read in the order of the README's
+// table, one group of them per reader.
 func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 	c := Config{
 		DatabaseURL:              os.Getenv("DATABASE_URL"),
@@ -76,60 +76,97 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator} {
+		if err := read(&c); err != nil {
+			return c, err
+		}
+	}
+	err := readFlags(&c, args, extra) // before c is returned: it sets the public origin
+	return c, err
+}
+
+// readRateLimits reads the request budgets per minute.
+func readRateLimits(c *Config) error {
 	var err error
 	if c.RateLimitPerMinute, err = envInt("RATE_LIMIT_PER_MINUTE", 120); err != nil {
-		return c, err
+		return err
 	}
 	if c.InboxRateLimitPerMinute, err = envInt("INBOX_RATE_LIMIT_PER_MINUTE", 30); err != nil {
-		return c, err
+		return err
 	}
-	if c.IntakeRateLimitPerMinute, err = envInt("INTAKE_RATE_LIMIT_PER_MINUTE", 60); err != nil {
-		return c, err
-	}
+	c.IntakeRateLimitPerMinute, err = envInt("INTAKE_RATE_LIMIT_PER_MINUTE", 60)
+	return err
+}
+
+// readTimeouts reads the send and shutdown timeouts and the retention periods.
+func readTimeouts(c *Config) error {
+	var err error
 	if c.DeliveryTimeout, err = time.ParseDuration(envOr("DELIVERY_TIMEOUT", "10s")); err != nil || c.DeliveryTimeout <= 0 {
-		return c, fmt.Errorf("DELIVERY_TIMEOUT must be a positive Go duration like 10s")
+		return fmt.Errorf("DELIVERY_TIMEOUT must be a positive Go duration like 10s")
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(envOr("SHUTDOWN_TIMEOUT", "20s")); err != nil || c.ShutdownTimeout <= 0 {
-		return c, fmt.Errorf("SHUTDOWN_TIMEOUT must be a positive Go duration like 20s")
+		return fmt.Errorf("SHUTDOWN_TIMEOUT must be a positive Go duration like 20s")
 	}
 	for _, r := range []struct {
 		name, def string
 		dst       *time.Duration
 	}{{"RETENTION_ATTEMPTS", "720h", &c.RetentionAttempts}, {"RETENTION_OUTBOX", "168h", &c.RetentionOutbox}} {
 		if *r.dst, err = time.ParseDuration(envOr(r.name, r.def)); err != nil || *r.dst < 0 || (*r.dst > 0 && *r.dst < time.Minute) {
-			return c, fmt.Errorf("%s must be a Go duration of at least 1m like %s, or 0 to keep everything", r.name, r.def)
+			return fmt.Errorf("%s must be a Go duration of at least 1m like %s, or 0 to keep everything", r.name, r.def)
 		}
 	}
 	if c.RetentionInterval, err = time.ParseDuration(envOr("RETENTION_INTERVAL", "1m")); err != nil || c.RetentionInterval < time.Second {
-		return c, fmt.Errorf("RETENTION_INTERVAL must be a Go duration of at least 1s like 1m")
+		return fmt.Errorf("RETENTION_INTERVAL must be a Go duration of at least 1s like 1m")
 	}
+	return nil
+}
+
+// readDelivery reads the retry schedule, the secret rotation overlap and whether private
+// destination addresses are allowed.
+func readDelivery(c *Config) error {
+	var err error
 	if c.DeliveryRetrySchedule, err = parseSchedule(envOr("DELIVERY_RETRY_SCHEDULE", "0s,30s,5m,30m")); err != nil {
-		return c, err
+		return err
 	}
 	if c.SecretRotationOverlap, err = time.ParseDuration(envOr("SECRET_ROTATION_OVERLAP", "24h")); err != nil || c.SecretRotationOverlap < 0 {
-		return c, fmt.Errorf("SECRET_ROTATION_OVERLAP must be a non-negative Go duration like 24h")
+		return fmt.Errorf("SECRET_ROTATION_OVERLAP must be a non-negative Go duration like 24h")
 	}
 	if v := os.Getenv("ALLOW_PRIVATE_DESTINATIONS"); v != "" {
 		if c.AllowPrivateDestinations, err = strconv.ParseBool(v); err != nil {
-			return c, fmt.Errorf("ALLOW_PRIVATE_DESTINATIONS must be true or false, got %q", v)
+			return fmt.Errorf("ALLOW_PRIVATE_DESTINATIONS must be true or false, got %q", v)
 		}
 	}
+	return nil
+}
+
+// readLogging checks the log format and level.
+func readLogging(c *Config) error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return c, fmt.Errorf("LOG_FORMAT must be text or json, got %q", c.LogFormat)
+		return fmt.Errorf("LOG_FORMAT must be text or json, got %q", c.LogFormat)
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		return c, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
+		return fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
+	return nil
+}
+
+// readSimulator reads the LinkedIn simulator's seed and speed.
+func readSimulator(c *Config) error {
 	seed, err := envInt("SIMULATOR_SEED", 42)
 	if err != nil {
-		return c, err
+		return err
 	}
 	c.SimulatorSeed = int64(seed)
 	if c.SimulatorSpeed, err = strconv.ParseFloat(envOr("SIMULATOR_SPEED", "1"), 64); err != nil || c.SimulatorSpeed < 0 {
-		return c, fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
+		return fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
 	}
+	return nil
+}
 
+// readFlags lets the command line override the database, the listen address and the public
+// origin (and extra register more flags), then settles the public origin and requires a database.
+func readFlags(c *Config, args []string, extra func(*flag.FlagSet)) error {
 	fs := flag.NewFlagSet("outreachd", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "PostgreSQL connection string (DATABASE_URL)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "listen address (HTTP_ADDR)")
@@ -138,16 +175,16 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		extra(fs)
 	}
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		return err
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.HTTPAddr
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	if c.DatabaseURL == "" {
-		return c, fmt.Errorf("DATABASE_URL is not set (make run sets it to a local PostgreSQL)")
+		return fmt.Errorf("DATABASE_URL is not set (make run sets it to a local PostgreSQL)")
 	}
-	return c, nil
+	return nil
 }
 
 func envOr(name, def string) string {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Each group of settings is read and checked, and a bad value is named in the error.
+func TestLoadConfig(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	cfg, err := loadConfig([]string{"-http-addr", "127.0.0.1:9"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PublicURL != "http://127.0.0.1:9" || cfg.RateLimitPerMinute != 120 || cfg.DeliveryTimeout != 10*time.Second ||
+		len(cfg.DeliveryRetrySchedule) != 4 || cfg.SimulatorSeed != 42 || cfg.RetentionOutbox != 168*time.Hour {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	t.Setenv("PUBLIC_URL", "https://outreach.example.com/")
+	t.Setenv("INTAKE_RATE_LIMIT_PER_MINUTE", "7")
+	t.Setenv("ALLOW_PRIVATE_DESTINATIONS", "true")
+	t.Setenv("SIMULATOR_SPEED", "3600")
+	if cfg, err = loadConfig(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PublicURL != "https://outreach.example.com" || cfg.IntakeRateLimitPerMinute != 7 || !cfg.AllowPrivateDestinations || cfg.SimulatorSpeed != 3600 {
+		t.Fatalf("from the environment: %+v", cfg)
+	}
+	for _, bad := range []struct{ name, value string }{
+		{"RATE_LIMIT_PER_MINUTE", "0"},
+		{"INBOX_RATE_LIMIT_PER_MINUTE", "many"},
+		{"DELIVERY_TIMEOUT", "-1s"},
+		{"SHUTDOWN_TIMEOUT", "soon"},
+		{"RETENTION_OUTBOX", "30s"},
+		{"RETENTION_INTERVAL", "10ms"},
+		{"DELIVERY_RETRY_SCHEDULE", "0s,-5m"},
+		{"SECRET_ROTATION_OVERLAP", "-1h"},
+		{"ALLOW_PRIVATE_DESTINATIONS", "maybe"},
+		{"LOG_FORMAT", "xml"},
+		{"SIMULATOR_SEED", "-3"},
+		{"SIMULATOR_SPEED", "-1"},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			t.Setenv(bad.name, bad.value)
+			if _, err := loadConfig(nil, nil); err == nil || !strings.Contains(err.Error(), bad.name) {
+				t.Fatalf("%s=%s: %v", bad.name, bad.value, err)
+			}
+		})
+	}
+	t.Setenv("DATABASE_URL", "")
+	if _, err := loadConfig(nil, nil); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("no database: %v", err)
+	}
+}
