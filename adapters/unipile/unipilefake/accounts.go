@@ -12,15 +12,7 @@ import (
 func (f *Fake) listAccounts(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	from, to, next, ok := f.page(w, r, len(f.st.accounts), 250)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, a := range f.st.accounts[from:to] {
-		items = append(items, renderAccount(a))
-	}
-	list(w, "AccountList", items, next)
+	answerList(f, w, r, "AccountList", f.st.accounts, 250, func(a *account) any { return renderAccount(a) })
 }
 
 // getAccount answers whatever the account's status: it is how a caller learns it.
@@ -56,6 +48,35 @@ func (f *Fake) seat(w http.ResponseWriter, accountID string) (*account, bool) {
 		return a, true
 	}
 	return nil, false
+}
+
+// seatRoute runs h under f.mu for the seat the query's account_id names, once seat has
+// accepted it.
+func (f *Fake) seatRoute(h func(http.ResponseWriter, *http.Request, *account)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if a, ok := f.seat(w, r.URL.Query().Get("account_id")); ok {
+			h(w, r, a)
+		}
+	}
+}
+
+// chatRoute runs h under f.mu for the chat the path names, once seat has accepted its
+// account.
+func (f *Fake) chatRoute(h func(http.ResponseWriter, *http.Request, *chat)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		c := f.st.chat(r.PathValue("id"))
+		if c == nil {
+			notFound(w, "Chat")
+			return
+		}
+		if _, ok := f.seat(w, c.accountID); ok {
+			h(w, r, c)
+		}
+	}
 }
 
 // expiresOnPattern is the SDK's UTCDateTimeMs pattern: ISO 8601 UTC with milliseconds.

@@ -168,68 +168,44 @@ func (f *Fake) SentMessages(accountID, providerID string) int {
 
 // listChats lists the seat's chats, the most recent activity first, after/before bounding
 // the last activity.
-func (f *Fake) listChats(w http.ResponseWriter, r *http.Request) {
-	after, ok1 := timeParam(w, r, "after")
-	before, ok2 := timeParam(w, r, "before")
-	if !ok1 || !ok2 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
+func (f *Fake) listChats(w http.ResponseWriter, r *http.Request, a *account) {
+	in, ok := window(w, r)
 	if !ok {
 		return
 	}
 	var chats []*chat
 	for _, c := range f.st.chats {
-		at := c.lastAt()
-		if c.accountID == a.ID && (after.IsZero() || at.After(after)) && (before.IsZero() || at.Before(before)) {
+		if c.accountID == a.ID && in(c.lastAt()) {
 			chats = append(chats, c)
 		}
 	}
 	slices.SortStableFunc(chats, func(x, y *chat) int { return y.lastAt().Compare(x.lastAt()) })
-	from, to, next, ok := f.page(w, r, len(chats), 250)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, c := range chats[from:to] {
-		items = append(items, renderChat(c))
-	}
-	list(w, "ChatList", items, next)
+	answerList(f, w, r, "ChatList", chats, 250, func(c *chat) any { return renderChat(c) })
 }
 
-func timeParam(w http.ResponseWriter, r *http.Request, name string) (time.Time, bool) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return time.Time{}, true
+// window reads the after and before parameters (ISO 8601 UTC with milliseconds, as the
+// reference has them) and returns the test of a time against them.
+func window(w http.ResponseWriter, r *http.Request) (func(time.Time) bool, bool) {
+	var bounds [2]time.Time
+	for i, name := range []string{"after", "before"} {
+		v := r.URL.Query().Get(name)
+		if v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil || !expiresOnPattern.MatchString(v) {
+			badRequest(w, "%s must be an ISO 8601 UTC date with milliseconds.", name)
+			return nil, false
+		}
+		bounds[i] = t
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil || !expiresOnPattern.MatchString(v) {
-		badRequest(w, "%s must be an ISO 8601 UTC date with milliseconds.", name)
-		return time.Time{}, false
-	}
-	return t, true
+	after, before := bounds[0], bounds[1]
+	return func(t time.Time) bool {
+		return (after.IsZero() || t.After(after)) && (before.IsZero() || t.Before(before))
+	}, true
 }
 
-// chatOf finds the chat of a chat route and checks its seat. Holds f.mu.
-func (f *Fake) chatOf(w http.ResponseWriter, r *http.Request) (*chat, bool) {
-	c := f.st.chat(r.PathValue("id"))
-	if c == nil {
-		notFound(w, "Chat")
-		return nil, false
-	}
-	_, ok := f.seat(w, c.accountID)
-	return c, ok
-}
-
-func (f *Fake) getChat(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c, ok := f.chatOf(w, r)
-	if !ok {
-		return
-	}
+func (f *Fake) getChat(w http.ResponseWriter, r *http.Request, c *chat) {
 	out := renderChat(c)
 	out["lastMessage"] = nil
 	if len(c.messages) > 0 {
@@ -239,43 +215,17 @@ func (f *Fake) getChat(w http.ResponseWriter, r *http.Request) {
 }
 
 // listMessages lists a chat's messages, the newest first.
-func (f *Fake) listMessages(w http.ResponseWriter, r *http.Request) {
-	after, ok1 := timeParam(w, r, "after")
-	before, ok2 := timeParam(w, r, "before")
-	if !ok1 || !ok2 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c, ok := f.chatOf(w, r)
+func (f *Fake) listMessages(w http.ResponseWriter, r *http.Request, c *chat) {
+	in, ok := window(w, r)
 	if !ok {
 		return
 	}
-	var msgs []*message
-	for _, m := range slices.Backward(c.messages) {
-		if (after.IsZero() || m.at.After(after)) && (before.IsZero() || m.at.Before(before)) {
-			msgs = append(msgs, m)
-		}
-	}
-	from, to, next, ok := f.page(w, r, len(msgs), 250)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, m := range msgs[from:to] {
-		items = append(items, renderMessage(c, m))
-	}
-	list(w, "MessageList", items, next)
+	msgs := newestFirst(c.messages, func(m *message) bool { return in(m.at) })
+	answerList(f, w, r, "MessageList", msgs, 250, func(m *message) any { return renderMessage(c, m) })
 }
 
 // listAttendees lists a 1:1 chat's two members, the seat's owner marked is_self.
-func (f *Fake) listAttendees(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c, ok := f.chatOf(w, r)
-	if !ok {
-		return
-	}
+func (f *Fake) listAttendees(w http.ResponseWriter, r *http.Request, c *chat) {
 	a := f.st.account(c.accountID)
 	items := []any{renderAttendee(c.accountID, f.st.people[c.attendee], false), renderAttendee(c.accountID, &a.Owner, true)}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "ChatAttendeeList", "items": items})

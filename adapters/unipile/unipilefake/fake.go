@@ -119,19 +119,19 @@ func (f *Fake) routes() *http.ServeMux {
 		"GET /api/v1/accounts":                  f.listAccounts,
 		"GET /api/v1/accounts/{id}":             f.getAccount,
 		"POST /api/v1/hosted/accounts/link":     f.createLink,
-		"GET /api/v1/users/me":                  f.getMe,
-		"GET /api/v1/users/{identifier}":        f.getProfile,
-		"GET /api/v1/linkedin/company/{id}":     f.getCompany,
+		"GET /api/v1/users/me":                  f.seatRoute(f.getMe),
+		"GET /api/v1/users/{identifier}":        f.seatRoute(f.getProfile),
+		"GET /api/v1/linkedin/company/{id}":     f.seatRoute(f.getCompany),
 		"POST /api/v1/users/invite":             f.invite,
-		"GET /api/v1/users/invite/sent":         f.listSent,
-		"DELETE /api/v1/users/invite/sent/{id}": f.cancelInvite,
-		"GET /api/v1/users/relations":           f.listRelations,
+		"GET /api/v1/users/invite/sent":         f.seatRoute(f.listSent),
+		"DELETE /api/v1/users/invite/sent/{id}": f.seatRoute(f.cancelInvite),
+		"GET /api/v1/users/relations":           f.seatRoute(f.listRelations),
 		"POST /api/v1/chats":                    f.startChat,
-		"GET /api/v1/chats":                     f.listChats,
-		"GET /api/v1/chats/{id}":                f.getChat,
-		"GET /api/v1/chats/{id}/messages":       f.listMessages,
+		"GET /api/v1/chats":                     f.seatRoute(f.listChats),
+		"GET /api/v1/chats/{id}":                f.chatRoute(f.getChat),
+		"GET /api/v1/chats/{id}/messages":       f.chatRoute(f.listMessages),
 		"POST /api/v1/chats/{id}/messages":      f.sendMessage,
-		"GET /api/v1/chats/{id}/attendees":      f.listAttendees,
+		"GET /api/v1/chats/{id}/attendees":      f.chatRoute(f.listAttendees),
 		"GET /api/v1/webhooks":                  f.listWebhooks,
 		"POST /api/v1/webhooks":                 f.createWebhook,
 		"DELETE /api/v1/webhooks/{id}":          f.deleteWebhook,
@@ -177,7 +177,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	if loss, ok := f.takeLoss(req); ok {
 		rec := httptest.NewRecorder()
 		f.mux.ServeHTTP(rec, r)
-		req.Performed = rec.Code >= 200 && rec.Code <= 299
+		req.Performed = performed(r.Method, rec.Code)
 		f.appendLog(req)
 		loss.write(w)
 		return
@@ -185,8 +185,13 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	f.mux.ServeHTTP(sw, r)
 	req.Status = sw.code()
-	req.Performed = req.Status >= 200 && req.Status <= 299 && r.Method != http.MethodGet
+	req.Performed = performed(r.Method, req.Status)
 	f.appendLog(req)
+}
+
+// performed reports whether a call that answered status changed the fake's state.
+func performed(method string, status int) bool {
+	return method != http.MethodGet && status >= 200 && status <= 299
 }
 
 // statusWriter remembers the status a handler wrote.

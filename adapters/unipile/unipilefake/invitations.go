@@ -63,37 +63,12 @@ func (st *state) withdrawnSince(accountID, providerID string, since time.Time) b
 }
 
 // listSent lists the seat's pending invitations, the newest first.
-func (f *Fake) listSent(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
-	if !ok {
-		return
-	}
-	var pending []*invitation
-	for _, in := range slices.Backward(f.st.invitations) {
-		if in.accountID == a.ID && in.state == "pending" {
-			pending = append(pending, in)
-		}
-	}
-	from, to, next, ok := f.page(w, r, len(pending), 100)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, in := range pending[from:to] {
-		items = append(items, renderInvitation(&f.st, in))
-	}
-	list(w, "InvitationList", items, next)
+func (f *Fake) listSent(w http.ResponseWriter, r *http.Request, a *account) {
+	pending := newestFirst(f.st.invitations, func(in *invitation) bool { return in.accountID == a.ID && in.state == "pending" })
+	answerList(f, w, r, "InvitationList", pending, 100, func(in *invitation) any { return renderInvitation(&f.st, in) })
 }
 
-func (f *Fake) cancelInvite(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
-	if !ok {
-		return
-	}
+func (f *Fake) cancelInvite(w http.ResponseWriter, r *http.Request, a *account) {
 	for _, in := range f.st.invitations {
 		if in.id == r.PathValue("id") && in.accountID == a.ID && in.state == "pending" {
 			in.state, in.closedAt = "withdrawn", f.now()
@@ -105,28 +80,9 @@ func (f *Fake) cancelInvite(w http.ResponseWriter, r *http.Request) {
 }
 
 // listRelations lists the seat's connections, the newest first.
-func (f *Fake) listRelations(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
-	if !ok {
-		return
-	}
-	var rels []*relation
-	for _, rel := range slices.Backward(f.st.relations) {
-		if rel.accountID == a.ID {
-			rels = append(rels, rel)
-		}
-	}
-	from, to, next, ok := f.page(w, r, len(rels), 1000)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, rel := range rels[from:to] {
-		items = append(items, renderRelation(&f.st, rel))
-	}
-	list(w, "UserRelationsList", items, next)
+func (f *Fake) listRelations(w http.ResponseWriter, r *http.Request, a *account) {
+	rels := newestFirst(f.st.relations, func(rel *relation) bool { return rel.accountID == a.ID })
+	answerList(f, w, r, "UserRelationsList", rels, 1000, func(rel *relation) any { return renderRelation(&f.st, rel) })
 }
 
 // AcceptOptions tunes AcceptInvitation.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,13 +68,33 @@ func notFound(w http.ResponseWriter, what string) {
 	problem(w, http.StatusNotFound, typeResourceNotFound, "Resource not found.", what+" not found.")
 }
 
-// list is a list answer: {object, items, cursor}, the cursor null on the last page.
-func list(w http.ResponseWriter, object string, items []any, next string) {
+// answerList writes the page of items r asks for as a list answer, {object, items, cursor},
+// the cursor null on the last page; maxLimit is the endpoint's largest documented limit.
+func answerList[T any](f *Fake, w http.ResponseWriter, r *http.Request, object string, items []T, maxLimit int, render func(T) any) {
+	from, to, next, ok := f.page(w, r, len(items), maxLimit)
+	if !ok {
+		return
+	}
+	out := []any{}
+	for _, it := range items[from:to] {
+		out = append(out, render(it))
+	}
 	var cursor any
 	if next != "" {
 		cursor = next
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": object, "items": items, "cursor": cursor})
+	writeJSON(w, http.StatusOK, map[string]any{"object": object, "items": out, "cursor": cursor})
+}
+
+// newestFirst is the items keep selects, last added first.
+func newestFirst[T any](items []T, keep func(T) bool) []T {
+	var out []T
+	for _, it := range slices.Backward(items) {
+		if keep(it) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // page reads limit and cursor and says which slice of n items to answer, and the cursor of

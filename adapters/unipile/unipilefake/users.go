@@ -6,13 +6,7 @@ import (
 )
 
 // getProfile looks a member up by public identifier or member id, as the seat sees them.
-func (f *Fake) getProfile(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
-	if !ok {
-		return
-	}
+func (f *Fake) getProfile(w http.ResponseWriter, r *http.Request, a *account) {
 	p := f.st.person(r.PathValue("identifier"))
 	if p == nil {
 		notFound(w, "User")
@@ -25,22 +19,11 @@ func (f *Fake) getProfile(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, renderProfile(&f.st, a, p, sections))
 }
 
-func (f *Fake) getMe(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.seat(w, r.URL.Query().Get("account_id"))
-	if !ok {
-		return
-	}
+func (f *Fake) getMe(w http.ResponseWriter, r *http.Request, a *account) {
 	writeJSON(w, http.StatusOK, renderOwnProfile(a))
 }
 
-func (f *Fake) getCompany(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, ok := f.seat(w, r.URL.Query().Get("account_id")); !ok {
-		return
-	}
+func (f *Fake) getCompany(w http.ResponseWriter, r *http.Request, _ *account) {
 	id := r.PathValue("id")
 	for _, c := range f.st.companies {
 		if c.ID == id || strings.EqualFold(c.PublicIdentifier, id) {

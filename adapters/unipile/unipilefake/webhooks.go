@@ -16,15 +16,7 @@ var webhookSources = []string{"messaging", "users", "account_status", "email", "
 func (f *Fake) listWebhooks(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	from, to, next, ok := f.page(w, r, len(f.st.webhooks), 250)
-	if !ok {
-		return
-	}
-	items := []any{}
-	for _, h := range f.st.webhooks[from:to] {
-		items = append(items, renderWebhook(h))
-	}
-	list(w, "WebhookList", items, next)
+	answerList(f, w, r, "WebhookList", f.st.webhooks, 250, func(h *webhook) any { return renderWebhook(h) })
 }
 
 func (f *Fake) createWebhook(w http.ResponseWriter, r *http.Request) {
