@@ -105,7 +105,9 @@ func Collect[T any](ctx context.Context, maxPages int, fetch func(ctx context.Co
 }
 
 // Timestamp is an instant as Unipile writes it: ISO 8601 in UTC, usually with milliseconds
-// ("2025-12-31T23:59:59.999Z"). JSON null and "" leave it zero.
+// ("2025-12-31T23:59:59.999Z"). JSON null, "" and a string that is not ISO 8601 leave it zero
+// (unknown): the reference declares most of these fields as plain strings, and one odd date
+// must not make a whole list unreadable. Anything but a string or null is an error.
 type Timestamp struct{ time.Time }
 
 // UnmarshalJSON reads an ISO 8601 string or null.
@@ -114,15 +116,12 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("timestamp: %w", err)
 	}
-	if s == nil || *s == "" {
-		t.Time = time.Time{}
-		return nil
+	t.Time = time.Time{}
+	if s != nil {
+		if v, err := time.Parse(time.RFC3339Nano, *s); err == nil {
+			t.Time = v
+		}
 	}
-	v, err := time.Parse(time.RFC3339Nano, *s)
-	if err != nil {
-		return fmt.Errorf("timestamp %q: %w", *s, err)
-	}
-	t.Time = v
 	return nil
 }
 

@@ -84,13 +84,13 @@ func TestTimestampAndFlag(t *testing.T) {
 		A, B, C unipile.Timestamp
 		F, G, H unipile.Flag
 	}
-	if err := json.Unmarshal([]byte(`{"A":"2025-12-31T23:59:59.999Z","B":null,"C":"","F":1,"G":true,"H":0}`), &v); err != nil {
+	if err := json.Unmarshal([]byte(`{"A":"2025-12-31T23:59:59.999Z","B":null,"C":"yesterday","F":1,"G":true,"H":0}`), &v); err != nil {
 		t.Fatal(err)
 	}
 	if v.A.UnixMilli() != time.Date(2025, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli() || !v.B.IsZero() || !v.C.IsZero() || !bool(v.F) || !bool(v.G) || bool(v.H) {
 		t.Fatalf("decoded %+v", v)
 	}
-	for _, bad := range []string{`{"A":"yesterday"}`, `{"A":5}`, `{"F":2}`, `{"F":"1"}`} {
+	for _, bad := range []string{`{"A":5}`, `{"A":{}}`, `{"F":2}`, `{"F":"1"}`} {
 		if err := json.Unmarshal([]byte(bad), &v); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}

@@ -14,6 +14,7 @@ package unipilefake
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -174,49 +175,24 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		fail.write(w)
 		return
 	}
+	// The route answers into a recorder, so that the call is in the log before the client
+	// can see its answer.
+	rec := httptest.NewRecorder()
+	f.mux.ServeHTTP(rec, r)
+	req.Status, req.Performed = rec.Code, performed(r.Method, rec.Code)
 	if loss, ok := f.takeLoss(req); ok {
-		rec := httptest.NewRecorder()
-		f.mux.ServeHTTP(rec, r)
-		req.Performed = performed(r.Method, rec.Code)
+		req.Status = loss.status()
 		f.appendLog(req)
 		loss.write(w)
 		return
 	}
-	sw := &statusWriter{ResponseWriter: w}
-	f.mux.ServeHTTP(sw, r)
-	req.Status = sw.code()
-	req.Performed = performed(r.Method, req.Status)
 	f.appendLog(req)
+	maps.Copy(w.Header(), rec.Header())
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
 }
 
 // performed reports whether a call that answered status changed the fake's state.
 func performed(method string, status int) bool {
 	return method != http.MethodGet && status >= 200 && status <= 299
-}
-
-// statusWriter remembers the status a handler wrote.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusWriter) code() int {
-	if s.status == 0 {
-		return http.StatusOK
-	}
-	return s.status
 }

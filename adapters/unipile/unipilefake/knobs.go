@@ -43,6 +43,17 @@ type LostAnswer struct {
 	Drop   bool
 }
 
+// status is what the client gets: 0 when the connection is dropped.
+func (l LostAnswer) status() int {
+	switch {
+	case l.Drop:
+		return 0
+	case l.Status == 0:
+		return http.StatusInternalServerError
+	}
+	return l.Status
+}
+
 func (l LostAnswer) write(w http.ResponseWriter) {
 	if l.Drop {
 		if hj, ok := w.(http.Hijacker); ok {
@@ -52,10 +63,7 @@ func (l LostAnswer) write(w http.ResponseWriter) {
 			}
 		}
 	}
-	status := l.Status
-	if status == 0 {
-		status = http.StatusInternalServerError
-	}
+	status := max(l.status(), http.StatusInternalServerError)
 	problem(w, status, defaultType(status), http.StatusText(status), "The answer was lost (injected by the test).")
 }
 
