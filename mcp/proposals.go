@@ -11,7 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // plan is what a writing tool would do, in words a person checks before confirming.
@@ -54,7 +53,7 @@ func writeTool[In any](s *Server, name, title, desc, group string, destructive b
 			if err != nil {
 				return nil, nil, s.toolErr(err)
 			}
-			stored, err := s.store.CreateProposal(ctx, storage.Proposal{OrgID: c.principal.OrgID, ProposedBy: c.actor, Tool: name,
+			stored, err := s.proposals.create(ctx, proposal{OrgID: c.principal.OrgID, ProposedBy: c.actor, Tool: name,
 				Arguments: args, Summary: p.summary, Irreversible: p.irreversible, ExpiresAt: s.now().Add(s.cfg.ProposalTTL)})
 			if err != nil {
 				return nil, nil, s.toolErr(err)
@@ -104,14 +103,14 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	if !outreach.ValidID("prp", id) {
 		return nil, userErrorf("proposal %q was not found in this workspace; proposal ids look like prp_…", clip(id, 60))
 	}
-	p, err := s.store.ClaimProposal(ctx, c.principal.OrgID, id, c.actor, s.now())
+	p, err := s.proposals.claim(ctx, c.principal.OrgID, id, c.actor, s.now())
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
 		return nil, userErrorf("proposal %s was not found in this workspace", id)
-	case errors.Is(err, storage.ErrProposalConfirmed):
-		return nil, userErrorf("proposal %s was already confirmed (%s); a proposal is carried out only once", id, err.Error())
-	case errors.Is(err, storage.ErrProposalExpired):
-		return nil, userErrorf("proposal %s has expired (proposals last %s); ask for a new proposal", id, s.cfg.ProposalTTL)
+	case errors.Is(err, errConfirmed):
+		return nil, userErrorf("proposal %s was already confirmed at %s; a proposal is carried out only once", id, outreach.FormatTime(*p.ConfirmedAt))
+	case errors.Is(err, errExpired):
+		return nil, userErrorf("proposal %s expired at %s (proposals last %s); ask for a new proposal", id, outreach.FormatTime(p.ExpiresAt), friendly(s.cfg.ProposalTTL))
 	case err != nil:
 		return nil, err
 	}
@@ -127,7 +126,7 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	if execErr != nil {
 		errText = s.toolErr(execErr).Error()
 	}
-	if err := s.store.FinishProposal(execCtx, id, out, errText); err != nil {
+	if err := s.proposals.finish(execCtx, id, out, errText); err != nil {
 		s.log.Error("mcp: record proposal outcome", "proposal", id, "err", err)
 	}
 	if execErr != nil {

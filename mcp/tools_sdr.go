@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // DraftDecider approves and dismisses needs-human drafts: the outreach engine's one action,
@@ -91,19 +90,19 @@ func inCampaign(name string) string {
 }
 
 // openItem reads an open item of the caller's organization for a proposal.
-func (s *Server) openItem(ctx context.Context, c caller, id string) (storage.NeedsHumanBrief, error) {
+func (s *Server) openItem(ctx context.Context, c caller, id string) (itemBrief, error) {
 	if s.deps.Drafts == nil {
-		return storage.NeedsHumanBrief{}, userErrorf("drafts cannot be approved or dismissed in this process")
+		return itemBrief{}, userErrorf("drafts cannot be approved or dismissed in this process")
 	}
 	if !outreach.ValidID("nhu", id) {
-		return storage.NeedsHumanBrief{}, userErrorf("needs-human item %q was not found in this workspace", clip(id, 60))
+		return itemBrief{}, userErrorf("needs-human item %q was not found in this workspace", clip(id, 60))
 	}
-	b, err := s.store.GetNeedsHumanBrief(ctx, c.principal.OrgID, id)
+	b, err := s.proposals.needsHumanItem(ctx, c.principal.OrgID, id)
 	if err != nil {
-		return storage.NeedsHumanBrief{}, err
+		return itemBrief{}, err
 	}
 	if b.Resolved {
-		return storage.NeedsHumanBrief{}, userErrorf("needs-human item %s was already resolved", id)
+		return itemBrief{}, userErrorf("needs-human item %s was already resolved", id)
 	}
 	return b, nil
 }

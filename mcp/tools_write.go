@@ -197,7 +197,7 @@ func (s *Server) proposeExclusions(ctx context.Context, c caller, in addExclusio
 	if len(fresh) == 0 {
 		return plan{}, userErrorf("none of the entries can be read: %s", strings.Join(bad, "; "))
 	}
-	present, err := s.store.BlacklistPresent(ctx, c.principal.OrgID, fresh)
+	present, err := s.proposals.blacklistPresent(ctx, c.principal.OrgID, fresh)
 	if err != nil {
 		return plan{}, err
 	}

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // metadata answers the authorization server metadata (RFC 8414).
@@ -76,9 +75,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		u, _ := url.Parse(uris[0])
 		name = u.Host
 	}
-	c := storage.OAuthClient{ID: outreach.NewID("occ"), Name: name, RedirectURIs: uris, RegisteredBy: remoteHost(r)}
-	err = s.store.RegisterOAuthClient(r.Context(), &c, s.cfg.RegistrationsPerHour, s.cfg.RegistrationsPerAddress, s.now())
-	if errors.Is(err, storage.ErrOAuthTooMany) {
+	c := registeredClient{ID: outreach.NewID("occ"), Name: name, RedirectURIs: uris, RegisteredBy: remoteHost(r)}
+	err = s.db.registerClient(r.Context(), &c, s.cfg.RegistrationsPerHour, s.cfg.RegistrationsPerAddress, s.now())
+	if errors.Is(err, errTooManyClients) {
 		w.Header().Set("Retry-After", "3600")
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "temporarily_unavailable",
 			"error_description": "too many clients were registered in the last hour; try again later"})

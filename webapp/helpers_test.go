@@ -90,7 +90,7 @@ func (e *env) org(email, password string) (orgID, userID string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	u, err := e.store.CreateUser(ctx, o.ID, email, hash, storage.RoleMember)
+	u, err := webapp.NewAccounts(e.store).CreateUser(ctx, o.ID, email, hash, webapp.RoleMember)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package storage
+package oauth
 
 import (
 	"context"
@@ -7,27 +7,50 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outreachd/outreach"
 )
 
-// The OAuth authorization server's rows (package oauth decides the protocol; this file only keeps
-// its state). Codes and tokens arrive here already hashed.
+// DB is what the authorization server's own SQL needs of storage: the pool of its transactions
+// and reads, and the pool whose commits do not wait for the disk, for notes whose loss in a
+// database crash costs nothing (when a grant was last used).
+type DB interface {
+	Pool() *pgxpool.Pool
+	AsyncPool() *pgxpool.Pool
+}
+
+// db keeps the authorization server's rows: clients, codes, grants and tokens (oauth_* tables).
+// The handlers decide the protocol; this only keeps its state. Codes and tokens arrive here
+// already hashed. These rows raise no domain events, so their transactions need no outbox.
+type db struct {
+	pool, async *pgxpool.Pool
+}
+
+func newDB(d DB) *db { return &db{pool: d.Pool(), async: d.AsyncPool()} }
+
+// noRow turns pgx.ErrNoRows into outreach.ErrNotFound, so callers decide with errors.Is.
+func noRow(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return outreach.NotFound("%s", what)
+	}
+	return err
+}
 
 var (
-	// ErrOAuthReused marks a second use of a one-time credential (an authorization code, or a
+	// errReused marks a second use of a one-time credential (an authorization code, or a
 	// refresh token that was already rotated); the grant it belongs to has been revoked.
-	ErrOAuthReused = errors.New("credential already used; its grant is revoked")
-	// ErrOAuthExpired marks a code or token past its life.
-	ErrOAuthExpired = errors.New("credential expired")
-	// ErrOAuthRevoked marks a token whose grant (or itself) was revoked.
-	ErrOAuthRevoked = errors.New("credential revoked")
-	// ErrOAuthTooMany marks a registration refused because the bound on registrations was reached.
-	ErrOAuthTooMany = errors.New("too many client registrations")
+	errReused = errors.New("credential already used; its grant is revoked")
+	// errExpired marks a code or token past its life.
+	errExpired = errors.New("credential expired")
+	// errRevoked marks a token whose grant (or itself) was revoked.
+	errRevoked = errors.New("credential revoked")
+	// errTooManyClients marks a registration refused because the bound on registrations was reached.
+	errTooManyClients = errors.New("too many client registrations")
 )
 
-// OAuthClient is a client registered dynamically (always public: no secret).
-type OAuthClient struct {
+// registeredClient is a client registered dynamically (always public: no secret).
+type registeredClient struct {
 	ID           string
 	Name         string
 	RedirectURIs []string
@@ -35,11 +58,11 @@ type OAuthClient struct {
 	CreatedAt    time.Time
 }
 
-// RegisterOAuthClient inserts c unless the last hour already holds perHour registrations, or
-// perAddress from c.RegisteredBy (ErrOAuthTooMany). The count and the insert share a
+// registerClient inserts c unless the last hour already holds perHour registrations, or
+// perAddress from c.RegisteredBy (errTooManyClients). The count and the insert share a
 // transaction-level advisory lock so concurrent registrations cannot overshoot.
-func (s *Store) RegisterOAuthClient(ctx context.Context, c *OAuthClient, perHour, perAddress int, now time.Time) error {
-	return s.oauthTx(ctx, func(tx pgx.Tx) error {
+func (d *db) registerClient(ctx context.Context, c *registeredClient, perHour, perAddress int, now time.Time) error {
+	return d.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7203114045)`); err != nil {
 			return err
 		}
@@ -50,7 +73,7 @@ func (s *Store) RegisterOAuthClient(ctx context.Context, c *OAuthClient, perHour
 			return fmt.Errorf("count oauth clients: %w", err)
 		}
 		if total >= perHour || mine >= perAddress {
-			return ErrOAuthTooMany
+			return errTooManyClients
 		}
 		return tx.QueryRow(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, registered_by, created_at)
 			VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
@@ -58,19 +81,19 @@ func (s *Store) RegisterOAuthClient(ctx context.Context, c *OAuthClient, perHour
 	})
 }
 
-// GetOAuthClient reads one client.
-func (s *Store) GetOAuthClient(ctx context.Context, id string) (OAuthClient, error) {
-	var c OAuthClient
-	err := s.pool.QueryRow(ctx, `SELECT id, name, redirect_uris, registered_by, created_at
+// getClient reads one client.
+func (d *db) getClient(ctx context.Context, id string) (registeredClient, error) {
+	var c registeredClient
+	err := d.pool.QueryRow(ctx, `SELECT id, name, redirect_uris, registered_by, created_at
 		FROM oauth_clients WHERE id = $1`, id).Scan(&c.ID, &c.Name, &c.RedirectURIs, &c.RegisteredBy, &c.CreatedAt)
 	if err != nil {
-		return OAuthClient{}, notFound(err, "oauth client "+id)
+		return registeredClient{}, noRow(err, "oauth client "+id)
 	}
 	return c, nil
 }
 
-// OAuthCode is an authorization code waiting to be exchanged, with what the person consented to.
-type OAuthCode struct {
+// pendingCode is an authorization code waiting to be exchanged, with what the person consented to.
+type pendingCode struct {
 	Hash          []byte
 	ClientID      string
 	OrgID         string
@@ -83,9 +106,9 @@ type OAuthCode struct {
 	ExpiresAt     time.Time
 }
 
-// CreateOAuthCode stores a fresh code and notes that the client was allowed once.
-func (s *Store) CreateOAuthCode(ctx context.Context, c OAuthCode, now time.Time) error {
-	return s.oauthTx(ctx, func(tx pgx.Tx) error {
+// createCode stores a fresh code and notes that the client was allowed once.
+func (d *db) createCode(ctx context.Context, c pendingCode, now time.Time) error {
+	return d.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO oauth_codes (code_hash, client_id, org_id, user_id, user_email,
 			scope, redirect_uri, code_challenge, resource, expires_at, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
 			c.Hash, c.ClientID, c.OrgID, c.UserID, c.UserEmail, c.Scope, c.RedirectURI, c.CodeChallenge, c.Resource, c.ExpiresAt, now)
@@ -97,8 +120,8 @@ func (s *Store) CreateOAuthCode(ctx context.Context, c OAuthCode, now time.Time)
 	})
 }
 
-// OAuthGrant is one consent exchanged for tokens: what a connected assistant may do, for whom.
-type OAuthGrant struct {
+// grantRecord is one consent exchanged for tokens: what a connected assistant may do, for whom.
+type grantRecord struct {
 	ID         string
 	OrgID      string
 	UserID     string
@@ -110,40 +133,40 @@ type OAuthGrant struct {
 	LastUsedAt *time.Time
 }
 
-// OAuthTokenPair is a new access and refresh token (hashes) with their expiry times.
-type OAuthTokenPair struct {
+// tokenPair is a new access and refresh token (hashes) with their expiry times.
+type tokenPair struct {
 	AccessHash, RefreshHash           []byte
 	AccessExpiresAt, RefreshExpiresAt time.Time
 }
 
-// RedeemOAuthCode exchanges the code with hash codeHash for a new grant holding tokens. check sees
+// exchangeCode exchanges the code with hash codeHash for a new grant holding tokens. check sees
 // the code (locked) and refuses it by returning an error, which is returned as is and leaves the
 // code usable. A code seen a second time revokes the grant its first exchange created and answers
-// ErrOAuthReused; an unknown code answers outreach.ErrNotFound, an expired one ErrOAuthExpired.
-func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash []byte, now time.Time, check func(OAuthCode) error, tokens OAuthTokenPair) (OAuthGrant, error) {
-	var g OAuthGrant
+// errReused; an unknown code answers outreach.ErrNotFound, an expired one errExpired.
+func (d *db) exchangeCode(ctx context.Context, codeHash []byte, now time.Time, check func(pendingCode) error, tokens tokenPair) (grantRecord, error) {
+	var g grantRecord
 	var reused bool
-	err := s.oauthTx(ctx, func(tx pgx.Tx) error {
-		var c OAuthCode
+	err := d.inTx(ctx, func(tx pgx.Tx) error {
+		var c pendingCode
 		var grantID *string
 		err := tx.QueryRow(ctx, `SELECT code_hash, client_id, org_id, user_id, user_email, scope, redirect_uri,
 			code_challenge, resource, expires_at, grant_id FROM oauth_codes WHERE code_hash = $1 FOR UPDATE`, codeHash).
 			Scan(&c.Hash, &c.ClientID, &c.OrgID, &c.UserID, &c.UserEmail, &c.Scope, &c.RedirectURI,
 				&c.CodeChallenge, &c.Resource, &c.ExpiresAt, &grantID)
 		if err != nil {
-			return notFound(err, "authorization code")
+			return noRow(err, "authorization code")
 		}
 		if grantID != nil {
 			reused = true
-			return revokeOAuthGrant(ctx, tx, *grantID, now)
+			return revokeGrantTx(ctx, tx, *grantID, now)
 		}
 		if !now.Before(c.ExpiresAt) {
-			return ErrOAuthExpired
+			return errExpired
 		}
 		if err := check(c); err != nil {
 			return err
 		}
-		g = OAuthGrant{ID: outreach.NewID("ogr"), OrgID: c.OrgID, UserID: c.UserID, UserEmail: c.UserEmail,
+		g = grantRecord{ID: outreach.NewID("ogr"), OrgID: c.OrgID, UserID: c.UserID, UserEmail: c.UserEmail,
 			ClientID: c.ClientID, Scope: c.Scope, CreatedAt: now}
 		if _, err := tx.Exec(ctx, `INSERT INTO oauth_grants (id, org_id, user_id, user_email, client_id, scope, created_at)
 			VALUES ($1,$2,$3,$4,$5,$6,$7)`, g.ID, g.OrgID, g.UserID, g.UserEmail, g.ClientID, g.Scope, now); err != nil {
@@ -152,21 +175,21 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash []byte, now time.T
 		if _, err := tx.Exec(ctx, `UPDATE oauth_codes SET grant_id = $2 WHERE code_hash = $1`, codeHash, g.ID); err != nil {
 			return err
 		}
-		return insertOAuthTokens(ctx, tx, g.ID, tokens, now)
+		return insertTokens(ctx, tx, g.ID, tokens, now)
 	})
 	if err == nil && reused {
-		return OAuthGrant{}, ErrOAuthReused
+		return grantRecord{}, errReused
 	}
 	return g, err
 }
 
-// RotateOAuthRefresh exchanges the refresh token with hash refreshHash for a new pair in the same
+// rotateRefreshToken exchanges the refresh token with hash refreshHash for a new pair in the same
 // grant, marking the old one used. check sees the grant and may refuse (its error is returned as
-// is). A refresh token used a second time revokes its whole grant (ErrOAuthReused).
-func (s *Store) RotateOAuthRefresh(ctx context.Context, refreshHash []byte, now time.Time, check func(OAuthGrant) error, tokens OAuthTokenPair) (OAuthGrant, error) {
-	var g OAuthGrant
+// is). A refresh token used a second time revokes its whole grant (errReused).
+func (d *db) rotateRefreshToken(ctx context.Context, refreshHash []byte, now time.Time, check func(grantRecord) error, tokens tokenPair) (grantRecord, error) {
+	var g grantRecord
 	var reused bool
-	err := s.oauthTx(ctx, func(tx pgx.Tx) error {
+	err := d.inTx(ctx, func(tx pgx.Tx) error {
 		var expires time.Time
 		var used, revoked, grantRevoked *time.Time
 		err := tx.QueryRow(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, g.scope, g.created_at,
@@ -176,16 +199,16 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, refreshHash []byte, now 
 			Scan(&g.ID, &g.OrgID, &g.UserID, &g.UserEmail, &g.ClientID, &g.Scope, &g.CreatedAt,
 				&grantRevoked, &expires, &used, &revoked)
 		if err != nil {
-			return notFound(err, "refresh token")
+			return noRow(err, "refresh token")
 		}
 		switch {
 		case grantRevoked != nil || revoked != nil:
-			return ErrOAuthRevoked
+			return errRevoked
 		case used != nil:
 			reused = true
-			return revokeOAuthGrant(ctx, tx, g.ID, now)
+			return revokeGrantTx(ctx, tx, g.ID, now)
 		case !now.Before(expires):
-			return ErrOAuthExpired
+			return errExpired
 		}
 		if err := check(g); err != nil {
 			return err
@@ -193,15 +216,15 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, refreshHash []byte, now 
 		if _, err := tx.Exec(ctx, `UPDATE oauth_tokens SET used_at = $2 WHERE token_hash = $1`, refreshHash, now); err != nil {
 			return err
 		}
-		return insertOAuthTokens(ctx, tx, g.ID, tokens, now)
+		return insertTokens(ctx, tx, g.ID, tokens, now)
 	})
 	if err == nil && reused {
-		return OAuthGrant{}, ErrOAuthReused
+		return grantRecord{}, errReused
 	}
 	return g, err
 }
 
-func insertOAuthTokens(ctx context.Context, tx pgx.Tx, grantID string, p OAuthTokenPair, now time.Time) error {
+func insertTokens(ctx context.Context, tx pgx.Tx, grantID string, p tokenPair, now time.Time) error {
 	_, err := tx.Exec(ctx, `INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, created_at)
 		VALUES ($1, $3, 'access', $4, $6), ($2, $3, 'refresh', $5, $6)`,
 		p.AccessHash, p.RefreshHash, grantID, p.AccessExpiresAt, p.RefreshExpiresAt, now)
@@ -211,17 +234,17 @@ func insertOAuthTokens(ctx context.Context, tx pgx.Tx, grantID string, p OAuthTo
 	return nil
 }
 
-func revokeOAuthGrant(ctx context.Context, tx pgx.Tx, grantID string, now time.Time) error {
+func revokeGrantTx(ctx context.Context, tx pgx.Tx, grantID string, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, grantID, now)
 	return err
 }
 
-// RevokeOAuthToken revokes the token with hash h on behalf of clientID ("" means any client): an
+// revokeToken revokes the token with hash h on behalf of clientID ("" means any client): an
 // access token alone, a refresh token with its whole grant (its access tokens stop working too).
 // An unknown token is not an error (nothing to revoke); a token of another client answers
 // outreach.ErrConflict and changes nothing.
-func (s *Store) RevokeOAuthToken(ctx context.Context, h []byte, clientID string, now time.Time) error {
-	return s.oauthTx(ctx, func(tx pgx.Tx) error {
+func (d *db) revokeToken(ctx context.Context, h []byte, clientID string, now time.Time) error {
+	return d.inTx(ctx, func(tx pgx.Tx) error {
 		var grantID, kind, owner string
 		err := tx.QueryRow(ctx, `SELECT t.grant_id, t.kind, g.client_id FROM oauth_tokens t
 			JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1`, h).Scan(&grantID, &kind, &owner)
@@ -235,20 +258,20 @@ func (s *Store) RevokeOAuthToken(ctx context.Context, h []byte, clientID string,
 			return fmt.Errorf("token belongs to another client: %w", outreach.ErrConflict)
 		}
 		if kind == "refresh" {
-			return revokeOAuthGrant(ctx, tx, grantID, now)
+			return revokeGrantTx(ctx, tx, grantID, now)
 		}
 		_, err = tx.Exec(ctx, `UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL`, h, now)
 		return err
 	})
 }
 
-// VerifyOAuthAccess returns the grant of a live access token (unexpired, not revoked, grant not
+// verifyAccess returns the grant of a live access token (unexpired, not revoked, grant not
 // revoked, its person still a user of the organization) and when the token expires, and notes the grant's last use (at most once a minute).
 // Anything else answers outreach.ErrNotFound.
-func (s *Store) VerifyOAuthAccess(ctx context.Context, h []byte, now time.Time) (OAuthGrant, time.Time, error) {
-	var g OAuthGrant
+func (d *db) verifyAccess(ctx context.Context, h []byte, now time.Time) (grantRecord, time.Time, error) {
+	var g grantRecord
 	var expires time.Time
-	err := s.pool.QueryRow(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, c.name, g.scope,
+	err := d.pool.QueryRow(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, c.name, g.scope,
 		g.created_at, g.last_used_at, t.expires_at
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_id
 		JOIN app_users u ON u.id = g.user_id AND u.org_id = g.org_id
@@ -257,35 +280,35 @@ func (s *Store) VerifyOAuthAccess(ctx context.Context, h []byte, now time.Time) 
 		Scan(&g.ID, &g.OrgID, &g.UserID, &g.UserEmail, &g.ClientID, &g.ClientName, &g.Scope,
 			&g.CreatedAt, &g.LastUsedAt, &expires)
 	if err != nil {
-		return OAuthGrant{}, time.Time{}, notFound(err, "access token")
+		return grantRecord{}, time.Time{}, noRow(err, "access token")
 	}
 	if g.LastUsedAt == nil || now.Sub(*g.LastUsedAt) > time.Minute {
-		if _, err := s.async.Exec(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, g.ID, now); err != nil {
-			return OAuthGrant{}, time.Time{}, fmt.Errorf("note grant use: %w", err)
+		if _, err := d.async.Exec(ctx, `UPDATE oauth_grants SET last_used_at = $2 WHERE id = $1`, g.ID, now); err != nil {
+			return grantRecord{}, time.Time{}, fmt.Errorf("note grant use: %w", err)
 		}
 	}
 	return g, expires, nil
 }
 
-// ListOAuthGrants lists the organization's live grants, newest first.
-func (s *Store) ListOAuthGrants(ctx context.Context, orgID string) ([]OAuthGrant, error) {
-	rows, err := s.pool.Query(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, c.name, g.scope,
+// listGrants lists the organization's live grants, newest first.
+func (d *db) listGrants(ctx context.Context, orgID string) ([]grantRecord, error) {
+	rows, err := d.pool.Query(ctx, `SELECT g.id, g.org_id, g.user_id, g.user_email, g.client_id, c.name, g.scope,
 		g.created_at, g.last_used_at
 		FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
 		WHERE g.org_id = $1 AND g.revoked_at IS NULL ORDER BY g.created_at DESC, g.id DESC LIMIT 500`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list oauth grants: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (OAuthGrant, error) {
-		var g OAuthGrant
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (grantRecord, error) {
+		var g grantRecord
 		err := r.Scan(&g.ID, &g.OrgID, &g.UserID, &g.UserEmail, &g.ClientID, &g.ClientName, &g.Scope, &g.CreatedAt, &g.LastUsedAt)
 		return g, err
 	})
 }
 
-// RevokeOAuthGrant revokes one live grant of the organization (outreach.ErrNotFound otherwise).
-func (s *Store) RevokeOAuthGrant(ctx context.Context, orgID, grantID string, now time.Time) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE oauth_grants SET revoked_at = $3
+// revokeGrant revokes one live grant of the organization (outreach.ErrNotFound otherwise).
+func (d *db) revokeGrant(ctx context.Context, orgID, grantID string, now time.Time) error {
+	tag, err := d.pool.Exec(ctx, `UPDATE oauth_grants SET revoked_at = $3
 		WHERE id = $2 AND org_id = $1 AND revoked_at IS NULL`, orgID, grantID, now)
 	if err != nil {
 		return fmt.Errorf("revoke oauth grant: %w", err)
@@ -296,11 +319,11 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, orgID, grantID string, now
 	return nil
 }
 
-// PruneOAuth deletes, as of now: codes and tokens that expired over a day ago (codes are kept a
+// prune deletes, as of now: codes and tokens that expired over a day ago (codes are kept a
 // while past their life so that a late second use still finds, and revokes, the grant of the
 // first), grants revoked over a day ago, and clients registered over a week ago that no person
 // ever allowed (registration is open; these are abandoned or abusive).
-func (s *Store) PruneOAuth(ctx context.Context, now time.Time) error {
+func (d *db) prune(ctx context.Context, now time.Time) error {
 	day := now.Add(-24 * time.Hour)
 	for _, q := range []struct {
 		sql    string
@@ -311,17 +334,16 @@ func (s *Store) PruneOAuth(ctx context.Context, now time.Time) error {
 		{`DELETE FROM oauth_grants WHERE revoked_at < $1`, day},
 		{`DELETE FROM oauth_clients WHERE first_allowed_at IS NULL AND created_at < $1`, now.Add(-7 * 24 * time.Hour)},
 	} {
-		if _, err := s.pool.Exec(ctx, q.sql, q.cutoff); err != nil {
+		if _, err := d.pool.Exec(ctx, q.sql, q.cutoff); err != nil {
 			return fmt.Errorf("prune oauth: %w", err)
 		}
 	}
 	return nil
 }
 
-// oauthTx runs fn in a transaction (no outbox: these rows raise no domain events), rolling back on
-// error with a context that cannot be cancelled.
-func (s *Store) oauthTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+// inTx runs fn in a transaction, rolling back on error with a context that cannot be cancelled.
+func (d *db) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := d.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
