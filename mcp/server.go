@@ -244,7 +244,7 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 		t.add(srv, t.tool)
 		listed[t.tool.Name] = true
 	}
-	srv.AddReceivingMiddleware(s.unlistedTools(listed))
+	srv.AddReceivingMiddleware(s.unlistedTools(listed), refuseNUL)
 	actual, _ := s.servers.LoadOrStore(key, srv)
 	return actual.(*sdk.Server)
 }

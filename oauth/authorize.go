@@ -41,6 +41,9 @@ const consentTTL = 10 * time.Minute
 // parseAuthz validates an authorization request. pageErr is set when the client or the
 // redirect URI cannot be trusted: then nothing may be redirected, and the person sees the error.
 func (s *Server) parseAuthz(ctx context.Context, v url.Values) (req authzRequest, pageErr string, redirErr *authzError) {
+	if err := outreach.CheckFields(v, 0); err != nil { // lengths are checked parameter by parameter
+		return req, "The request cannot be read: " + err.Error() + ".", nil
+	}
 	for _, p := range []string{"client_id", "redirect_uri"} {
 		if len(v[p]) > 1 {
 			return req, p + " is given more than once", nil

@@ -156,7 +156,11 @@ func (s *Server) revokeAssistant(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/login?next=/app/assistants", http.StatusSeeOther)
 		return
 	}
-	err := s.db.revokeGrant(r.Context(), user.OrgID, mux.Vars(r)["id"], s.now())
+	id := mux.Vars(r)["id"]
+	err := outreach.NotFound("connected assistant %s", id) // an id of another form names none
+	if outreach.ValidID("ogr", id) {
+		err = s.db.revokeGrant(r.Context(), user.OrgID, id, s.now())
+	}
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
 		s.errorPage(w, r, http.StatusNotFound, "That connected assistant does not exist or was already disconnected.")

@@ -26,8 +26,14 @@ func badRequest(code, desc string) *tokenError {
 	return &tokenError{status: http.StatusBadRequest, code: code, desc: desc}
 }
 
+// maxParam bounds the characters of a parameter of a token or revocation request: the longest a
+// client legitimately sends is a redirect URI (at most 2,000 when registered). Parameters are also
+// refused with a NUL character or bytes that are not UTF-8, which no identifier, URI or token
+// holds and which PostgreSQL would refuse.
+const maxParam = 2000
+
 // tokenForm reads the form-encoded body of a token or revocation request, refusing parameters
-// given twice (RFC 6749 section 3.2).
+// given twice (RFC 6749 section 3.2) and text no parameter can hold (maxParam).
 func tokenForm(r *http.Request) (url.Values, *tokenError) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/x-www-form-urlencoded" {
@@ -40,6 +46,9 @@ func tokenForm(r *http.Request) (url.Values, *tokenError) {
 		if len(v) > 1 {
 			return nil, badRequest("invalid_request", k+" is given more than once")
 		}
+	}
+	if err := outreach.CheckFields(r.PostForm, maxParam); err != nil {
+		return nil, badRequest("invalid_request", err.Error())
 	}
 	return r.PostForm, nil
 }

@@ -162,7 +162,7 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 func (a *App) Mount(root *mux.Router) {
 	root.Handle("/app", http.RedirectHandler("/app/", http.StatusMovedPermanently)).Methods(http.MethodGet)
 	sub := root.PathPrefix("/app").Subrouter()
-	sub.Use(a.Protect)
+	sub.Use(a.Protect, a.checkInput)
 	static, _ := fs.Sub(staticFiles, "static")
 	sub.PathPrefix("/static/").Handler(http.StripPrefix("/app/static/", cacheStatic(http.FileServerFS(static)))).
 		Methods(http.MethodGet, http.MethodHead)

@@ -3,6 +3,7 @@ package webapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -132,6 +133,11 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if email == "" || password == "" {
 		again(http.StatusBadRequest, "Enter your email and your password.")
+		return
+	}
+	if len(email) > maxEmail {
+		email = ""
+		again(http.StatusBadRequest, fmt.Sprintf("An email address is at most %d characters.", maxEmail))
 		return
 	}
 	now := a.now()
