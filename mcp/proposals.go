@@ -34,11 +34,14 @@ type proposalView struct {
 
 // writeTool is a tool that changes nothing when called: propose checks the input against the
 // data as it stands and says what would happen; the proposal keeps the input, and
-// confirm_proposal later runs execute with it, once.
-func writeTool[In any](s *Server, name, title, desc, group string, destructive bool, shape func(*jsonschema.Schema),
+// confirm_proposal later runs execute with it, once, which answers as the REST endpoint
+// answering does (its documented answer is what confirm_proposal may answer).
+func writeTool[In any](s *Server, name, title, desc, group string, destructive bool, answering endpoint,
+	shape func(*jsonschema.Schema),
 	propose func(ctx context.Context, c caller, in In) (plan, error),
 	execute func(ctx context.Context, c caller, in In) (json.RawMessage, error)) *toolDef {
-	def := &toolDef{tool: newTool[In](name, title, desc, group, true, destructive, shape), group: group, writes: true}
+	def := &toolDef{tool: newTool[In](name, title, desc, group, true, destructive, shape, proposalOutput(name)),
+		group: group, writes: true, answers: restOutput(name, answering)}
 	def.add = func(srv *sdk.Server, t *sdk.Tool) {
 		sdk.AddTool(srv, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 			c, err := s.begin(ctx, req, bucketDefault, true)
@@ -76,13 +79,25 @@ type confirmInput struct {
 	ProposalID string `json:"proposal_id" jsonschema:"the id of the proposal to carry out (prp_…), as a writing tool answered it; confirm only after the person agreed to its summary"`
 }
 
-// confirmTool carries out a proposal of the caller's organization, once.
-func (s *Server) confirmTool() *toolDef {
+// proposalOutput is the schema of every writing tool's answer, {"proposal": {…}}.
+func proposalOutput(tool string) map[string]any {
+	return goOutput[proposalJSON](tool)
+}
+
+// confirmTool carries out a proposal of the caller's organization, once. It answers what the
+// REST endpoint of the proposal's tool answers, so its output schema is one object that each of
+// the writers' answers validates against.
+func (s *Server) confirmTool(writers []*toolDef) *toolDef {
 	const name = "confirm_proposal"
+	var answers []map[string]any
+	for _, w := range writers {
+		answers = append(answers, w.answers)
+	}
+	out := unionOfObjects("the result of the confirmed proposal: what the REST endpoint of its tool answers", answers)
 	def := &toolDef{group: groupReading, writes: true,
 		tool: newTool[confirmInput](name, "Confirm a proposal",
 			"Carry out a proposal the person agreed to, exactly once, and answer its result. Irreversible proposals (sending on LinkedIn, blocking) cannot be undone.",
-			groupReading, true, true, nil)}
+			groupReading, true, true, nil, out)}
 	def.add = func(srv *sdk.Server, t *sdk.Tool) {
 		sdk.AddTool(srv, t, func(ctx context.Context, req *sdk.CallToolRequest, in confirmInput) (*sdk.CallToolResult, any, error) {
 			c, err := s.begin(ctx, req, bucketDefault, true)
