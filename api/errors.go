@@ -15,7 +15,7 @@ import (
 // Error codes: every code of the coded shape {"error":{"code","message"}} comes from this block
 // (the API, the in-process invoker and the MCP server's one HTTP error). They are documented in
 // docs/api.md, "Errors", and clients rely on them exactly as written; the first seven are the
-// binding list of /work/shared/spec/decisions.md, section 3. Never change a value.
+// codes outside tooling matches on since the first release. Never change a value.
 const (
 	CodeInvalidAPIKey     = "invalid_api_key"    // 401: missing, malformed, unknown, revoked or expired key
 	CodeInsufficientScope = "insufficient_scope" // 403: a write with a read-only key

@@ -23,25 +23,10 @@ func readBody(r *http.Request) ([]byte, error) {
 		}
 		return nil, invalid("read request body")
 	}
-	if jsonEscapesNUL(body) {
+	if outreach.JSONEscapesNUL(body) {
 		return nil, invalid("request body contains a NUL character (\\u0000), which is not allowed")
 	}
 	return body, nil
-}
-
-// jsonEscapesNUL reports whether JSON text holds the escape \u0000 (inside a string or a key): an
-// escaped backslash followed by "u0000" is text, not the escape.
-func jsonEscapesNUL(body []byte) bool {
-	for i := 0; i < len(body); i++ {
-		if body[i] != '\\' {
-			continue
-		}
-		if i+5 < len(body) && body[i+1] == 'u' && string(body[i+2:i+6]) == "0000" {
-			return true
-		}
-		i++ // the escaped character cannot start another escape
-	}
-	return false
 }
 
 // decodeJSON decodes a request body strictly into v: exactly one JSON value, no unknown fields,

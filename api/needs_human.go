@@ -74,6 +74,14 @@ type draftOutcomeJSON struct {
 	At      string `json:"at"`
 }
 
+// DraftOutcomeBody is the answer of POST /needs-human/{id}/approve and /dismiss for out. The
+// assistant server decides drafts through the engine itself (to record who decided) and answers
+// with it, so both answers are this one shape.
+func DraftOutcomeBody(out outreach.DraftOutcome) any {
+	return map[string]any{"data": draftOutcomeJSON{ItemID: out.ItemID, DraftID: out.DraftID,
+		ChatID: out.ChatID, Status: out.Status, Text: out.Text, At: outreach.FormatTime(out.At)}}
+}
+
 // postNeedsHumanDecision is POST /needs-human/{id}/approve (body optional: {"text"} is the
 // person's edited reply) and POST /needs-human/{id}/dismiss. Approving sends on LinkedIn and
 // cannot be undone.
@@ -117,7 +125,6 @@ func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"data": draftOutcomeJSON{ItemID: out.ItemID, DraftID: out.DraftID,
-			ChatID: out.ChatID, Status: out.Status, Text: out.Text, At: outreach.FormatTime(out.At)}})
+		writeJSON(w, http.StatusOK, DraftOutcomeBody(out))
 	}
 }

@@ -11,7 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // plan is what a writing tool would do, in words a person checks before confirming.
@@ -35,11 +34,14 @@ type proposalView struct {
 
 // writeTool is a tool that changes nothing when called: propose checks the input against the
 // data as it stands and says what would happen; the proposal keeps the input, and
-// confirm_proposal later runs execute with it, once.
-func writeTool[In any](s *Server, name, title, desc, group string, destructive bool, shape func(*jsonschema.Schema),
+// confirm_proposal later runs execute with it, once, which answers as the REST endpoint
+// answering does (its documented answer is what confirm_proposal may answer).
+func writeTool[In any](s *Server, name, title, desc, group string, destructive bool, answering endpoint,
+	shape func(*jsonschema.Schema),
 	propose func(ctx context.Context, c caller, in In) (plan, error),
 	execute func(ctx context.Context, c caller, in In) (json.RawMessage, error)) *toolDef {
-	def := &toolDef{tool: newTool[In](name, title, desc, group, true, destructive, shape), group: group, writes: true}
+	def := &toolDef{tool: newTool[In](name, title, desc, group, true, destructive, shape, proposalOutput(name)),
+		group: group, writes: true, answers: restOutput(name, answering)}
 	def.add = func(srv *sdk.Server, t *sdk.Tool) {
 		sdk.AddTool(srv, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
 			c, err := s.begin(ctx, req, bucketDefault, true)
@@ -54,7 +56,7 @@ func writeTool[In any](s *Server, name, title, desc, group string, destructive b
 			if err != nil {
 				return nil, nil, s.toolErr(err)
 			}
-			stored, err := s.store.CreateProposal(ctx, storage.Proposal{OrgID: c.principal.OrgID, ProposedBy: c.actor, Tool: name,
+			stored, err := s.proposals.create(ctx, proposal{OrgID: c.principal.OrgID, ProposedBy: c.actor, Tool: name,
 				Arguments: args, Summary: p.summary, Irreversible: p.irreversible, ExpiresAt: s.now().Add(s.cfg.ProposalTTL)})
 			if err != nil {
 				return nil, nil, s.toolErr(err)
@@ -77,13 +79,25 @@ type confirmInput struct {
 	ProposalID string `json:"proposal_id" jsonschema:"the id of the proposal to carry out (prp_…), as a writing tool answered it; confirm only after the person agreed to its summary"`
 }
 
-// confirmTool carries out a proposal of the caller's organization, once.
-func (s *Server) confirmTool() *toolDef {
+// proposalOutput is the schema of every writing tool's answer, {"proposal": {…}}.
+func proposalOutput(tool string) map[string]any {
+	return goOutput[proposalJSON](tool)
+}
+
+// confirmTool carries out a proposal of the caller's organization, once. It answers what the
+// REST endpoint of the proposal's tool answers, so its output schema is one object that each of
+// the writers' answers validates against.
+func (s *Server) confirmTool(writers []*toolDef) *toolDef {
 	const name = "confirm_proposal"
+	var answers []map[string]any
+	for _, w := range writers {
+		answers = append(answers, w.answers)
+	}
+	out := unionOfObjects("the result of the confirmed proposal: what the REST endpoint of its tool answers", answers)
 	def := &toolDef{group: groupReading, writes: true,
 		tool: newTool[confirmInput](name, "Confirm a proposal",
 			"Carry out a proposal the person agreed to, exactly once, and answer its result. Irreversible proposals (sending on LinkedIn, blocking) cannot be undone.",
-			groupReading, true, true, nil)}
+			groupReading, true, true, nil, out)}
 	def.add = func(srv *sdk.Server, t *sdk.Tool) {
 		sdk.AddTool(srv, t, func(ctx context.Context, req *sdk.CallToolRequest, in confirmInput) (*sdk.CallToolResult, any, error) {
 			c, err := s.begin(ctx, req, bucketDefault, true)
@@ -104,14 +118,14 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	if !outreach.ValidID("prp", id) {
 		return nil, userErrorf("proposal %q was not found in this workspace; proposal ids look like prp_…", clip(id, 60))
 	}
-	p, err := s.store.ClaimProposal(ctx, c.principal.OrgID, id, c.actor, s.now())
+	p, err := s.proposals.claim(ctx, c.principal.OrgID, id, c.actor, s.now())
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
 		return nil, userErrorf("proposal %s was not found in this workspace", id)
-	case errors.Is(err, storage.ErrProposalConfirmed):
-		return nil, userErrorf("proposal %s was already confirmed (%s); a proposal is carried out only once", id, err.Error())
-	case errors.Is(err, storage.ErrProposalExpired):
-		return nil, userErrorf("proposal %s has expired (proposals last %s); ask for a new proposal", id, s.cfg.ProposalTTL)
+	case errors.Is(err, errConfirmed):
+		return nil, userErrorf("proposal %s was already confirmed at %s; a proposal is carried out only once", id, outreach.FormatTime(*p.ConfirmedAt))
+	case errors.Is(err, errExpired):
+		return nil, userErrorf("proposal %s expired at %s (proposals last %s); ask for a new proposal", id, outreach.FormatTime(p.ExpiresAt), friendly(s.cfg.ProposalTTL))
 	case err != nil:
 		return nil, err
 	}
@@ -127,7 +141,7 @@ func (s *Server) confirm(ctx context.Context, c caller, id string) (json.RawMess
 	if execErr != nil {
 		errText = s.toolErr(execErr).Error()
 	}
-	if err := s.store.FinishProposal(execCtx, id, out, errText); err != nil {
+	if err := s.proposals.finish(execCtx, id, out, errText); err != nil {
 		s.log.Error("mcp: record proposal outcome", "proposal", id, "err", err)
 	}
 	if execErr != nil {

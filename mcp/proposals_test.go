@@ -38,7 +38,12 @@ func checkCampaignProposals(t *testing.T, w workspace, cs *sdk.ClientSession) {
 	if res["ok"] != true || item["name"] != "Paris CTOs" || item["outreach_type"] != "inbound" || item["status"] != "draft" {
 		t.Fatalf("create_campaign result: %v", res)
 	}
-	toolError(t, cs, "confirm_proposal", map[string]any{"proposal_id": p["id"]}, "already confirmed")
+	// One plain sentence: when it was confirmed, no error chain.
+	again := text(call(t, cs, "confirm_proposal", map[string]any{"proposal_id": p["id"]}))
+	if !strings.HasPrefix(again, "proposal "+p["id"].(string)+" was already confirmed at 20") ||
+		!strings.HasSuffix(again, "; a proposal is carried out only once") || strings.Contains(again, "conflict") {
+		t.Fatalf("second confirmation: %q", again)
+	}
 	if n := campaigns(); n != 2 {
 		t.Fatalf("after confirming twice: %d campaigns, want 2", n)
 	}

@@ -99,23 +99,37 @@ type Deps struct {
 	Now func() time.Time
 }
 
+// Store is what the assistant server needs of storage besides its own proposals: who a key is,
+// the request budget, and the reads its proposals describe the data with.
+type Store interface {
+	DB
+	Authenticate(ctx context.Context, key string, now time.Time) (storage.KeyAuth, error)
+	TakeRateToken(ctx context.Context, orgID, bucket string, now time.Time) (used int, windowStart time.Time, err error)
+	GetOrg(ctx context.Context, id string) (storage.Org, error)
+	GetCampaign(ctx context.Context, orgID, id string) (storage.Campaign, error)
+	GetProspect(ctx context.Context, orgID, id string) (storage.Prospect, error)
+	PreviewPush(ctx context.Context, req storage.PushRequest) (storage.PushPreview, error)
+	KnowPeople(ctx context.Context, orgID string, refs []storage.PersonRef) ([]storage.KnownPerson, error)
+}
+
 // Server is the assistant server.
 type Server struct {
-	store  *storage.Store
-	deps   Deps
-	cfg    Config
-	log    *slog.Logger
-	now    func() time.Time
-	tools  []*toolDef
-	byName map[string]*toolDef
-	cache  *sdk.SchemaCache
-	stream http.Handler
+	store     Store
+	proposals *Proposals
+	deps      Deps
+	cfg       Config
+	log       *slog.Logger
+	now       func() time.Time
+	tools     []*toolDef
+	byName    map[string]*toolDef
+	cache     *sdk.SchemaCache
+	stream    http.Handler
 	// servers caches the MCP server of each view (scope and groups); see serverFor.
 	servers sync.Map
 }
 
 // NewServer builds the assistant server.
-func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
+func NewServer(store Store, deps Deps, cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -123,7 +137,10 @@ func NewServer(store *storage.Store, deps Deps, cfg Config) (*Server, error) {
 	if deps.REST == nil {
 		return nil, errors.New("mcp: Deps.REST is required")
 	}
-	s := &Server{store: store, deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, cache: sdk.NewSchemaCache()}
+	if store == nil {
+		return nil, errors.New("mcp: store is required")
+	}
+	s := &Server{store: store, proposals: NewProposals(store), deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, cache: sdk.NewSchemaCache()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -227,7 +244,7 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 		t.add(srv, t.tool)
 		listed[t.tool.Name] = true
 	}
-	srv.AddReceivingMiddleware(s.unlistedTools(listed))
+	srv.AddReceivingMiddleware(s.unlistedTools(listed), refuseNUL)
 	actual, _ := s.servers.LoadOrStore(key, srv)
 	return actual.(*sdk.Server)
 }

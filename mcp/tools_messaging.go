@@ -33,7 +33,7 @@ func (s *Server) messagingTools() []*toolDef {
 	return []*toolDef{
 		writeTool(s, "stop_person", "Stop messaging people",
 			"Propose stopping every automated message (replies, follow-ups, campaign steps) to some people. Changes nothing until confirm_proposal.",
-			groupMessaging, true, peopleBounds,
+			groupMessaging, true, endpoint{"POST", "/inbox/stop"}, peopleBounds,
 			func(ctx context.Context, c caller, in stopInput) (plan, error) {
 				who, err := s.describePeople(ctx, c, in.LinkedInURLs)
 				if err != nil {
@@ -48,7 +48,7 @@ func (s *Server) messagingTools() []*toolDef {
 			}),
 		writeTool(s, "block_person", "Block people",
 			"Propose blocking people: they go on the do-not-contact list, every automated message to them stops and their pending drafts are dismissed. Changes nothing until confirm_proposal.",
-			groupMessaging, true, peopleBounds,
+			groupMessaging, true, endpoint{"POST", "/inbox/block"}, peopleBounds,
 			func(ctx context.Context, c caller, in blockInput) (plan, error) {
 				if n := utf8.RuneCountInString(in.Reason); n > 500 {
 					return plan{}, userErrorf("reason must be at most 500 characters, got %d", n)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"outreachd/api"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // DraftDecider approves and dismisses needs-human drafts: the outreach engine's one action,
@@ -27,22 +27,12 @@ type dismissInput struct {
 	ItemID string `json:"item_id" jsonschema:"the needs-human item (nhu_…), from list_needs_human"`
 }
 
-// draftOutcomeJSON is the answer of POST /needs-human/{id}/approve and /dismiss.
-type draftOutcomeJSON struct {
-	ItemID  string `json:"item_id"`
-	DraftID string `json:"draft_id"`
-	ChatID  string `json:"chat_id"`
-	Status  string `json:"status"`
-	Text    string `json:"text"`
-	At      string `json:"at"`
-}
-
 // sdrTools decide needs-human drafts. Approving sends on LinkedIn: irreversible.
 func (s *Server) sdrTools() []*toolDef {
 	return []*toolDef{
 		writeTool(s, "approve_draft", "Approve a drafted reply",
 			"Propose sending a needs-human item's reply on LinkedIn: the AI draft as it is, or the person's own edited text. Irreversible once confirmed. Changes nothing until confirm_proposal.",
-			groupSDR, true, nil,
+			groupSDR, true, endpoint{"POST", "/needs-human/{id}/approve"}, nil,
 			func(ctx context.Context, c caller, in approveInput) (plan, error) {
 				b, err := s.openItem(ctx, c, in.ItemID)
 				if err != nil {
@@ -68,7 +58,7 @@ func (s *Server) sdrTools() []*toolDef {
 			}),
 		writeTool(s, "dismiss_draft", "Dismiss a drafted reply",
 			"Propose dismissing a needs-human item's draft: nothing is sent and the item leaves the queue. Changes nothing until confirm_proposal.",
-			groupSDR, true, nil,
+			groupSDR, true, endpoint{"POST", "/needs-human/{id}/dismiss"}, nil,
 			func(ctx context.Context, c caller, in dismissInput) (plan, error) {
 				b, err := s.openItem(ctx, c, in.ItemID)
 				if err != nil {
@@ -91,19 +81,19 @@ func inCampaign(name string) string {
 }
 
 // openItem reads an open item of the caller's organization for a proposal.
-func (s *Server) openItem(ctx context.Context, c caller, id string) (storage.NeedsHumanBrief, error) {
+func (s *Server) openItem(ctx context.Context, c caller, id string) (itemBrief, error) {
 	if s.deps.Drafts == nil {
-		return storage.NeedsHumanBrief{}, userErrorf("drafts cannot be approved or dismissed in this process")
+		return itemBrief{}, userErrorf("drafts cannot be approved or dismissed in this process")
 	}
 	if !outreach.ValidID("nhu", id) {
-		return storage.NeedsHumanBrief{}, userErrorf("needs-human item %q was not found in this workspace", clip(id, 60))
+		return itemBrief{}, userErrorf("needs-human item %q was not found in this workspace", clip(id, 60))
 	}
-	b, err := s.store.GetNeedsHumanBrief(ctx, c.principal.OrgID, id)
+	b, err := s.proposals.needsHumanItem(ctx, c.principal.OrgID, id)
 	if err != nil {
-		return storage.NeedsHumanBrief{}, err
+		return itemBrief{}, err
 	}
 	if b.Resolved {
-		return storage.NeedsHumanBrief{}, userErrorf("needs-human item %s was already resolved", id)
+		return itemBrief{}, userErrorf("needs-human item %s was already resolved", id)
 	}
 	return b, nil
 }
@@ -125,6 +115,5 @@ func (s *Server) decide(ctx context.Context, c caller, d outreach.DraftDecision,
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(map[string]any{"data": draftOutcomeJSON{ItemID: out.ItemID, DraftID: out.DraftID,
-		ChatID: out.ChatID, Status: out.Status, Text: out.Text, At: outreach.FormatTime(out.At)}})
+	return json.Marshal(api.DraftOutcomeBody(out))
 }

@@ -56,7 +56,7 @@ func (s *Server) campaignTools() []*toolDef {
 	return []*toolDef{
 		writeTool(s, "create_campaign", "Create a campaign",
 			"Propose a new draft campaign with a name (no messages: the person writes the sequence in the application). Changes nothing until confirm_proposal.",
-			groupCampaigns, false, func(sc *jsonschema.Schema) { enum(sc, "outreach_type", "outbound", "inbound") },
+			groupCampaigns, false, endpoint{"POST", "/campaigns"}, func(sc *jsonschema.Schema) { enum(sc, "outreach_type", "outbound", "inbound") },
 			s.proposeCreateCampaign, func(ctx context.Context, c caller, in createCampaignInput) (json.RawMessage, error) {
 				body := map[string]any{"name": in.Name}
 				if in.OutreachType != "" {
@@ -66,18 +66,22 @@ func (s *Server) campaignTools() []*toolDef {
 			}),
 		writeTool(s, "duplicate_campaign", "Duplicate a campaign",
 			"Propose a new draft copy of a campaign: same sequence, schedule, limits and filters, no leads. Changes nothing until confirm_proposal.",
-			groupCampaigns, false, nil, s.proposeDuplicate, func(ctx context.Context, c caller, in campaignInput) (json.RawMessage, error) {
+			groupCampaigns, false, endpoint{"POST", "/campaigns/{id}/duplicate"}, nil, s.proposeDuplicate, func(ctx context.Context, c caller, in campaignInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "POST", "/campaigns/"+in.CampaignID+"/duplicate", nil, nil)
 			}),
 		writeTool(s, "push_leads", "Push leads into a campaign",
 			"Propose adding leads to a campaign; the proposal counts how many are new, already there, on the do-not-contact list or in another campaign. Changes nothing until confirm_proposal.",
-			groupLeads, false, func(sc *jsonschema.Schema) { array(sc, "leads", 1, 100) },
+			groupLeads, false, endpoint{"POST", "/campaigns/{id}/leads"}, func(sc *jsonschema.Schema) {
+				lead := array(sc, "leads", 1, 100).Items
+				data := prop(lead, "data")
+				data.AdditionalProperties = &jsonschema.Schema{Types: []string{"string", "number", "boolean", "null"}} // scalars only
+			},
 			s.proposePush, func(ctx context.Context, c caller, in pushLeadsInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "POST", "/campaigns/"+in.CampaignID+"/leads", nil, map[string]any{"leads": in.Leads})
 			}),
 		writeTool(s, "add_exclusions", "Add to the do-not-contact list",
 			"Propose adding people or companies to the do-not-contact list; leads matching it are refused from then on. Changes nothing until confirm_proposal.",
-			groupLeads, false, func(sc *jsonschema.Schema) {
+			groupLeads, false, endpoint{"POST", "/blacklist"}, func(sc *jsonschema.Schema) {
 				enum(array(sc, "entries", 1, 500).Items, "type", outreach.BlacklistAccount, outreach.BlacklistCompany)
 			},
 			s.proposeExclusions, func(ctx context.Context, c caller, in addExclusionsInput) (json.RawMessage, error) {
@@ -85,7 +89,7 @@ func (s *Server) campaignTools() []*toolDef {
 			}),
 		writeTool(s, "mark_outcome", "Mark a prospect's outcome",
 			"Propose recording a prospect's outcome: booked, converted, interested or lost. Changes nothing until confirm_proposal.",
-			groupLeads, false, func(sc *jsonschema.Schema) { enum(sc, "outcome", "booked", "converted", "interested", "lost") },
+			groupLeads, false, endpoint{"PATCH", "/prospects/{id}"}, func(sc *jsonschema.Schema) { enum(sc, "outcome", "booked", "converted", "interested", "lost") },
 			s.proposeOutcome, func(ctx context.Context, c caller, in markOutcomeInput) (json.RawMessage, error) {
 				return s.rest(ctx, c, "PATCH", "/prospects/"+in.ProspectID, nil, map[string]any{"outcome": in.Outcome})
 			}),
@@ -197,7 +201,7 @@ func (s *Server) proposeExclusions(ctx context.Context, c caller, in addExclusio
 	if len(fresh) == 0 {
 		return plan{}, userErrorf("none of the entries can be read: %s", strings.Join(bad, "; "))
 	}
-	present, err := s.store.BlacklistPresent(ctx, c.principal.OrgID, fresh)
+	present, err := s.proposals.blacklistPresent(ctx, c.principal.OrgID, fresh)
 	if err != nil {
 		return plan{}, err
 	}

@@ -80,23 +80,21 @@ type toolDef struct {
 	group  string
 	writes bool
 	add    func(srv *sdk.Server, t *sdk.Tool)
-	// execute carries out a confirmed proposal of this tool (writing tools only).
+	// execute carries out a confirmed proposal of this tool (writing tools only), and answers
+	// is the schema of what it answers then (the REST endpoint's, in the portable profile).
 	execute func(ctx context.Context, c caller, args json.RawMessage) (json.RawMessage, error)
+	answers map[string]any
 }
 
 // newTool describes a tool with the input schema inferred from In (descriptions from its
-// `jsonschema` tags), refined by shape (enums, bounds), and the annotations and _meta every
-// tool carries.
-func newTool[In any](name, title, description, group string, writes, destructive bool, shape func(*jsonschema.Schema)) *sdk.Tool {
-	schema, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcp: input schema of %s: %v", name, err)) // a programming error, caught by any test
-	}
-	if shape != nil {
-		shape(schema)
-	}
+// `jsonschema` tags), refined by shape (enums, bounds), the output schema out, and the
+// annotations and _meta every tool carries. Both schemas keep to the portable profile
+// (schemas.go).
+func newTool[In any](name, title, description, group string, writes, destructive bool, shape func(*jsonschema.Schema),
+	out map[string]any) *sdk.Tool {
 	return &sdk.Tool{
-		Name: name, Title: title, Description: description, InputSchema: schema,
+		Name: name, Title: title, Description: description,
+		InputSchema: inputSchema[In](name, shape), OutputSchema: toolSchema(name, "output", out),
 		Annotations: &sdk.ToolAnnotations{Title: title, ReadOnlyHint: !writes, DestructiveHint: &destructive,
 			IdempotentHint: !writes},
 		Meta: sdk.Meta{"toolset": group},
@@ -197,12 +195,11 @@ func clip(s string, n int) string {
 
 // catalog is every tool the server knows, in the order clients list them.
 func (s *Server) catalog() []*toolDef {
-	var out []*toolDef
-	out = append(out, s.readingTools()...)
-	out = append(out, s.confirmTool())
+	var writers []*toolDef
+	writers = append(writers, s.campaignTools()...)
+	writers = append(writers, s.messagingTools()...)
+	writers = append(writers, s.sdrTools()...)
+	out := append(s.readingTools(), s.confirmTool(writers))
 	out = append(out, s.groupReadTools()...)
-	out = append(out, s.campaignTools()...)
-	out = append(out, s.messagingTools()...)
-	out = append(out, s.sdrTools()...)
-	return out
+	return append(out, writers...)
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // authzParams are the authorization request's parameters, carried from the GET that shows the
@@ -25,7 +24,7 @@ var authzParams = []string{"response_type", "client_id", "redirect_uri", "code_c
 
 // authzRequest is a validated authorization request.
 type authzRequest struct {
-	client storage.OAuthClient
+	client registeredClient
 	// redirectURI is the parameter as given ("" when omitted: allowed when the client registered
 	// exactly one); redirectTo is where answers go.
 	redirectURI, redirectTo string
@@ -42,6 +41,9 @@ const consentTTL = 10 * time.Minute
 // parseAuthz validates an authorization request. pageErr is set when the client or the
 // redirect URI cannot be trusted: then nothing may be redirected, and the person sees the error.
 func (s *Server) parseAuthz(ctx context.Context, v url.Values) (req authzRequest, pageErr string, redirErr *authzError) {
+	if err := outreach.CheckFields(v, 0); err != nil { // lengths are checked parameter by parameter
+		return req, "The request cannot be read: " + err.Error() + ".", nil
+	}
 	for _, p := range []string{"client_id", "redirect_uri"} {
 		if len(v[p]) > 1 {
 			return req, p + " is given more than once", nil
@@ -51,7 +53,7 @@ func (s *Server) parseAuthz(ctx context.Context, v url.Values) (req authzRequest
 	if id == "" {
 		return req, "The request names no client (client_id is missing).", nil
 	}
-	c, err := s.store.GetOAuthClient(ctx, id)
+	c, err := s.db.getClient(ctx, id)
 	if errors.Is(err, outreach.ErrNotFound) {
 		return req, "The assistant asking for access (client " + quote(id) + ") is not registered here.", nil
 	}
@@ -212,7 +214,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := newSecret("oac_")
-	err := s.store.CreateOAuthCode(r.Context(), storage.OAuthCode{Hash: hash(code), ClientID: req.client.ID,
+	err := s.db.createCode(r.Context(), pendingCode{Hash: hash(code), ClientID: req.client.ID,
 		OrgID: user.OrgID, UserID: user.ID, UserEmail: user.Email, Scope: req.scope, RedirectURI: req.redirectURI,
 		CodeChallenge: req.challenge, Resource: req.resource, ExpiresAt: s.now().Add(s.cfg.CodeTTL)}, s.now())
 	if err != nil {

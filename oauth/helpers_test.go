@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -93,11 +94,11 @@ func (e *env) newUser(org, email string) (string, User, string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	su, err := e.store.CreateUser(context.Background(), o.ID, email, "not-a-password-hash", storage.RoleMember)
-	if err != nil {
+	u := User{ID: outreach.NewID("usr"), OrgID: o.ID, Email: email}
+	if _, err := e.store.Pool().Exec(context.Background(), `INSERT INTO app_users (id, org_id, email, password_hash)
+		VALUES ($1, $2, $3, 'not-a-password-hash')`, u.ID, u.OrgID, u.Email); err != nil {
 		e.t.Fatal(err)
 	}
-	u := User{ID: su.ID, OrgID: o.ID, Email: email}
 	cookie := "sess-" + u.ID
 	e.users.mu.Lock()
 	e.users.users[cookie] = u

@@ -109,7 +109,7 @@ func (s *Server) assistants(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusFound)
 		return
 	}
-	grants, err := s.store.ListOAuthGrants(r.Context(), user.OrgID)
+	grants, err := s.db.listGrants(r.Context(), user.OrgID)
 	if err == nil {
 		var org storage.Org
 		org, err = s.store.GetOrg(r.Context(), user.OrgID)
@@ -131,7 +131,7 @@ func (s *Server) assistants(w http.ResponseWriter, r *http.Request) {
 	s.errorPage(w, r, http.StatusInternalServerError, "The connected assistants could not be read; try again.")
 }
 
-func toRow(g storage.OAuthGrant) grantRow {
+func toRow(g grantRecord) grantRow {
 	row := grantRow{ID: g.ID, Client: g.ClientName, By: g.UserEmail, Access: "Read only",
 		Created: formatTime(g.CreatedAt), LastUsed: "Never"}
 	if g.Scope == "read_write" {
@@ -156,7 +156,11 @@ func (s *Server) revokeAssistant(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/app/login?next=/app/assistants", http.StatusSeeOther)
 		return
 	}
-	err := s.store.RevokeOAuthGrant(r.Context(), user.OrgID, mux.Vars(r)["id"], s.now())
+	id := mux.Vars(r)["id"]
+	err := outreach.NotFound("connected assistant %s", id) // an id of another form names none
+	if outreach.ValidID("ogr", id) {
+		err = s.db.revokeGrant(r.Context(), user.OrgID, id, s.now())
+	}
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
 		s.errorPage(w, r, http.StatusNotFound, "That connected assistant does not exist or was already disconnected.")

@@ -3,6 +3,7 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // metadata answers the authorization server metadata (RFC 8414).
@@ -46,13 +46,26 @@ type registration struct {
 	Scope                   *string  `json:"scope"`
 }
 
+// maxRegistrationBytes bounds a registration's body: client metadata is a few hundred bytes, ten
+// redirect URIs of 2,000 characters fit well within it.
+const maxRegistrationBytes = 64 << 10
+
 // register registers a public client (RFC 7591).
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var in registration
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
-	if err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRegistrationBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "invalid_client_metadata",
+			"error_description": fmt.Sprintf("the request body exceeds %d bytes; client metadata is a small JSON object", tooBig.Limit)})
+		return
+	case err != nil:
 		registrationError(w, "invalid_client_metadata", "the request body could not be read")
+		return
+	case outreach.JSONEscapesNUL(body):
+		registrationError(w, "invalid_client_metadata", "the body contains a NUL character (\\u0000), which is not allowed")
 		return
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -76,9 +89,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		u, _ := url.Parse(uris[0])
 		name = u.Host
 	}
-	c := storage.OAuthClient{ID: outreach.NewID("occ"), Name: name, RedirectURIs: uris, RegisteredBy: remoteHost(r)}
-	err = s.store.RegisterOAuthClient(r.Context(), &c, s.cfg.RegistrationsPerHour, s.cfg.RegistrationsPerAddress, s.now())
-	if errors.Is(err, storage.ErrOAuthTooMany) {
+	c := registeredClient{ID: outreach.NewID("occ"), Name: name, RedirectURIs: uris, RegisteredBy: remoteHost(r)}
+	err = s.db.registerClient(r.Context(), &c, s.cfg.RegistrationsPerHour, s.cfg.RegistrationsPerAddress, s.now())
+	if errors.Is(err, errTooManyClients) {
 		w.Header().Set("Retry-After", "3600")
 		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "temporarily_unavailable",
 			"error_description": "too many clients were registered in the last hour; try again later"})

@@ -42,9 +42,17 @@ type Users interface {
 // PageFunc renders body as a page of the application, in its layout, with the given title.
 type PageFunc func(w http.ResponseWriter, r *http.Request, status int, title string, body template.HTML)
 
+// Store is what the server needs of storage: the pools its own SQL runs on, the service key that
+// signs consent forms, and the organization a page names.
+type Store interface {
+	DB
+	ServiceKey(ctx context.Context, name string, size int) (key []byte, created bool, err error)
+	GetOrg(ctx context.Context, id string) (storage.Org, error)
+}
+
 // Deps are what the server is built from.
 type Deps struct {
-	Store *storage.Store
+	Store Store
 	Users Users
 	// Page renders a page in the application's layout; nil uses this package's own plain layout.
 	Page PageFunc
@@ -106,7 +114,8 @@ func (c Config) Validate() error {
 
 // Server is the authorization server.
 type Server struct {
-	store      *storage.Store
+	store      Store
+	db         *db
 	users      Users
 	page       PageFunc
 	protect    func(http.Handler) http.Handler
@@ -134,7 +143,7 @@ func New(ctx context.Context, deps Deps, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauth: consent key: %w", err)
 	}
-	s := &Server{store: deps.Store, users: deps.Users, page: deps.Page, protect: deps.Protect,
+	s := &Server{store: deps.Store, db: newDB(deps.Store), users: deps.Users, page: deps.Page, protect: deps.Protect,
 		log: deps.Logger, now: deps.Now, cfg: cfg, consentKey: key, csrf: http.NewCrossOriginProtection()}
 	if err := s.csrf.AddTrustedOrigin(cfg.PublicURL); err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
@@ -178,7 +187,7 @@ func (s *Server) Run(ctx context.Context) error {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		if err := s.store.PruneOAuth(ctx, s.now()); err != nil && ctx.Err() == nil {
+		if err := s.db.prune(ctx, s.now()); err != nil && ctx.Err() == nil {
 			s.log.Warn("prune oauth", "err", err)
 		}
 		select {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // tokenError is an error of the token or revocation endpoint (RFC 6749 section 5.2).
@@ -27,8 +26,14 @@ func badRequest(code, desc string) *tokenError {
 	return &tokenError{status: http.StatusBadRequest, code: code, desc: desc}
 }
 
+// maxParam bounds the characters of a parameter of a token or revocation request: the longest a
+// client legitimately sends is a redirect URI (at most 2,000 when registered). Parameters are also
+// refused with a NUL character or bytes that are not UTF-8, which no identifier, URI or token
+// holds and which PostgreSQL would refuse.
+const maxParam = 2000
+
 // tokenForm reads the form-encoded body of a token or revocation request, refusing parameters
-// given twice (RFC 6749 section 3.2).
+// given twice (RFC 6749 section 3.2) and text no parameter can hold (maxParam).
 func tokenForm(r *http.Request) (url.Values, *tokenError) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt != "application/x-www-form-urlencoded" {
@@ -42,6 +47,9 @@ func tokenForm(r *http.Request) (url.Values, *tokenError) {
 			return nil, badRequest("invalid_request", k+" is given more than once")
 		}
 	}
+	if err := outreach.CheckFields(r.PostForm, maxParam); err != nil {
+		return nil, badRequest("invalid_request", err.Error())
+	}
 	return r.PostForm, nil
 }
 
@@ -51,7 +59,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Pragma", "no-cache")
 	form, terr := tokenForm(r)
 	if terr == nil {
-		var g storage.OAuthGrant
+		var g grantRecord
 		var access, refresh string
 		g, access, refresh, terr = s.grant(r, form)
 		if terr == nil {
@@ -68,35 +76,35 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	writeTokenError(w, terr)
 }
 
-func (s *Server) grant(r *http.Request, form url.Values) (storage.OAuthGrant, string, string, *tokenError) {
+func (s *Server) grant(r *http.Request, form url.Values) (grantRecord, string, string, *tokenError) {
 	gt := form.Get("grant_type")
 	if gt == "" {
-		return storage.OAuthGrant{}, "", "", badRequest("invalid_request", "grant_type is required")
+		return grantRecord{}, "", "", badRequest("invalid_request", "grant_type is required")
 	}
 	if gt != "authorization_code" && gt != "refresh_token" {
-		return storage.OAuthGrant{}, "", "", badRequest("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+		return grantRecord{}, "", "", badRequest("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
 	}
 	clientID, terr := formClientID(r, form)
 	if terr != nil {
-		return storage.OAuthGrant{}, "", "", terr
+		return grantRecord{}, "", "", terr
 	}
 	if clientID == "" {
-		return storage.OAuthGrant{}, "", "", badRequest("invalid_request", "client_id is required")
+		return grantRecord{}, "", "", badRequest("invalid_request", "client_id is required")
 	}
-	if _, err := s.store.GetOAuthClient(r.Context(), clientID); err != nil {
+	if _, err := s.db.getClient(r.Context(), clientID); err != nil {
 		if errors.Is(err, outreach.ErrNotFound) {
-			return storage.OAuthGrant{}, "", "", &tokenError{status: http.StatusUnauthorized, code: "invalid_client", desc: "client_id is not a registered client"}
+			return grantRecord{}, "", "", &tokenError{status: http.StatusUnauthorized, code: "invalid_client", desc: "client_id is not a registered client"}
 		}
-		return storage.OAuthGrant{}, "", "", s.serverError("read oauth client", err)
+		return grantRecord{}, "", "", s.serverError("read oauth client", err)
 	}
 	if res := form.Get("resource"); res != "" && !s.isResource(res) {
-		return storage.OAuthGrant{}, "", "", badRequest("invalid_target", "resource must be "+s.resourceURL())
+		return grantRecord{}, "", "", badRequest("invalid_target", "resource must be "+s.resourceURL())
 	}
 	now := s.now()
 	access, refresh := newSecret("oat_"), newSecret("ort_")
-	pair := storage.OAuthTokenPair{AccessHash: hash(access), RefreshHash: hash(refresh),
+	pair := tokenPair{AccessHash: hash(access), RefreshHash: hash(refresh),
 		AccessExpiresAt: now.Add(s.cfg.AccessTTL), RefreshExpiresAt: now.Add(s.cfg.RefreshTTL)}
-	var g storage.OAuthGrant
+	var g grantRecord
 	var err error
 	if gt == "authorization_code" {
 		g, err = s.redeemCode(r, form, clientID, now, pair)
@@ -111,11 +119,11 @@ func (s *Server) grant(r *http.Request, form url.Values) (storage.OAuthGrant, st
 		return g, "", "", te
 	case errors.Is(err, outreach.ErrNotFound):
 		return g, "", "", badRequest("invalid_grant", "the "+credential(gt)+" is not valid")
-	case errors.Is(err, storage.ErrOAuthExpired):
+	case errors.Is(err, errExpired):
 		return g, "", "", badRequest("invalid_grant", "the "+credential(gt)+" has expired")
-	case errors.Is(err, storage.ErrOAuthRevoked):
+	case errors.Is(err, errRevoked):
 		return g, "", "", badRequest("invalid_grant", "the "+credential(gt)+" was revoked")
-	case errors.Is(err, storage.ErrOAuthReused):
+	case errors.Is(err, errReused):
 		return g, "", "", badRequest("invalid_grant", "the "+credential(gt)+" was already used; every token issued from it is now revoked")
 	}
 	return g, "", "", s.serverError("oauth token", err)
@@ -129,18 +137,18 @@ func credential(grantType string) string {
 }
 
 // redeemCode checks the code's client, redirect URI and PKCE verifier while it is locked.
-func (s *Server) redeemCode(r *http.Request, form url.Values, clientID string, now time.Time, pair storage.OAuthTokenPair) (storage.OAuthGrant, error) {
+func (s *Server) redeemCode(r *http.Request, form url.Values, clientID string, now time.Time, pair tokenPair) (grantRecord, error) {
 	code, verifier := form.Get("code"), form.Get("code_verifier")
 	if code == "" {
-		return storage.OAuthGrant{}, badRequest("invalid_request", "code is required")
+		return grantRecord{}, badRequest("invalid_request", "code is required")
 	}
 	if verifier == "" {
-		return storage.OAuthGrant{}, badRequest("invalid_request", "code_verifier is required (PKCE)")
+		return grantRecord{}, badRequest("invalid_request", "code_verifier is required (PKCE)")
 	}
 	if !validVerifier(verifier) {
-		return storage.OAuthGrant{}, badRequest("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
+		return grantRecord{}, badRequest("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
 	}
-	return s.store.RedeemOAuthCode(r.Context(), hash(code), now, func(c storage.OAuthCode) error {
+	return s.db.exchangeCode(r.Context(), hash(code), now, func(c pendingCode) error {
 		switch {
 		case c.ClientID != clientID:
 			return badRequest("invalid_grant", "the authorization code was issued to another client")
@@ -153,20 +161,20 @@ func (s *Server) redeemCode(r *http.Request, form url.Values, clientID string, n
 	}, pair)
 }
 
-func (s *Server) rotateRefresh(r *http.Request, form url.Values, clientID string, now time.Time, pair storage.OAuthTokenPair) (storage.OAuthGrant, error) {
+func (s *Server) rotateRefresh(r *http.Request, form url.Values, clientID string, now time.Time, pair tokenPair) (grantRecord, error) {
 	rt := form.Get("refresh_token")
 	if rt == "" {
-		return storage.OAuthGrant{}, badRequest("invalid_request", "refresh_token is required")
+		return grantRecord{}, badRequest("invalid_request", "refresh_token is required")
 	}
 	var scope string
 	if raw := form.Get("scope"); raw != "" {
 		sc, ok := parseScope(raw)
 		if !ok {
-			return storage.OAuthGrant{}, badRequest("invalid_scope", "scope must be read or read_write")
+			return grantRecord{}, badRequest("invalid_scope", "scope must be read or read_write")
 		}
 		scope = sc
 	}
-	return s.store.RotateOAuthRefresh(r.Context(), hash(rt), now, func(g storage.OAuthGrant) error {
+	return s.db.rotateRefreshToken(r.Context(), hash(rt), now, func(g grantRecord) error {
 		if g.ClientID != clientID {
 			return badRequest("invalid_grant", "the refresh token was issued to another client")
 		}
@@ -230,7 +238,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		writeTokenError(w, terr)
 		return
 	}
-	err := s.store.RevokeOAuthToken(r.Context(), hash(tok), clientID, s.now())
+	err := s.db.revokeToken(r.Context(), hash(tok), clientID, s.now())
 	switch {
 	case errors.Is(err, outreach.ErrConflict):
 		writeTokenError(w, &tokenError{status: http.StatusUnauthorized, code: "invalid_client", desc: "the token was not issued to this client"})

@@ -267,14 +267,14 @@ func TestPrune(t *testing.T) {
 		return n
 	}
 	e.advance(2 * time.Hour) // the access token and the code are past their life, not yet a day
-	if err := e.store.PruneOAuth(ctx, e.now()); err != nil {
+	if err := e.srv.db.prune(ctx, e.now()); err != nil {
 		t.Fatal(err)
 	}
 	if count("oauth_codes") != 1 || count("oauth_tokens") != 2 {
 		t.Fatalf("pruned too early: %d codes, %d tokens", count("oauth_codes"), count("oauth_tokens"))
 	}
 	e.advance(8 * 24 * time.Hour)
-	if err := e.store.PruneOAuth(ctx, e.now()); err != nil {
+	if err := e.srv.db.prune(ctx, e.now()); err != nil {
 		t.Fatal(err)
 	}
 	if count("oauth_codes") != 0 || count("oauth_tokens") != 1 || count("oauth_clients") != 1 {

@@ -30,7 +30,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (AccessGra
 	if !strings.HasPrefix(token, "oat_") {
 		return AccessGrant{}, ErrInvalidToken
 	}
-	g, expires, err := s.store.VerifyOAuthAccess(ctx, hash(token), s.now())
+	g, expires, err := s.db.verifyAccess(ctx, hash(token), s.now())
 	if errors.Is(err, outreach.ErrNotFound) {
 		return AccessGrant{}, ErrInvalidToken
 	}

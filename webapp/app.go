@@ -3,7 +3,8 @@
 // needs-human desk. Pages are rendered on the server (html/template) with one embedded
 // stylesheet and one small script; nothing is loaded from elsewhere.
 //
-// It holds no SQL and no business rules: destinations go through the same manager as the API
+// Its own SQL is the sign-in's: the people who sign in, their sessions and failed sign-ins
+// (Accounts). It holds no business rules: destinations go through the same manager as the API
 // (delivery.Destinations), deliveries through the hub, drafts through the engine, everything else
 // through storage. It must never send anything itself.
 package webapp
@@ -103,6 +104,7 @@ type Deps struct {
 // App serves the pages under /app/.
 type App struct {
 	store     *storage.Store
+	accounts  *Accounts
 	deps      Deps
 	cfg       Config
 	log       *slog.Logger
@@ -124,7 +126,7 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 	if store == nil || deps.Destinations == nil {
 		return nil, errors.New("webapp: store and destinations are required")
 	}
-	a := &App{store: store, deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, domainNow: deps.DomainNow,
+	a := &App{store: store, accounts: NewAccounts(store), deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, domainNow: deps.DomainNow,
 		secure: strings.HasPrefix(cfg.PublicURL, "https://")}
 	if a.log == nil {
 		a.log = slog.Default()
@@ -160,7 +162,7 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 func (a *App) Mount(root *mux.Router) {
 	root.Handle("/app", http.RedirectHandler("/app/", http.StatusMovedPermanently)).Methods(http.MethodGet)
 	sub := root.PathPrefix("/app").Subrouter()
-	sub.Use(a.Protect)
+	sub.Use(a.Protect, a.checkInput)
 	static, _ := fs.Sub(staticFiles, "static")
 	sub.PathPrefix("/static/").Handler(http.StripPrefix("/app/static/", cacheStatic(http.FileServerFS(static)))).
 		Methods(http.MethodGet, http.MethodHead)

@@ -3,6 +3,7 @@ package webapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // User is the person signed in to the application.
@@ -35,7 +35,7 @@ func (a *App) SignedIn(r *http.Request) (User, bool) {
 	if err != nil || c.Value == "" || len(c.Value) > 100 {
 		return User{}, false
 	}
-	su, err := a.store.SessionUser(r.Context(), c.Value, a.now(), a.limits())
+	su, err := a.accounts.sessionUser(r.Context(), c.Value, a.now(), a.limits())
 	if err != nil {
 		if !errors.Is(err, outreach.ErrNotFound) {
 			a.log.Warn("webapp: session lookup failed", "err", err)
@@ -45,8 +45,8 @@ func (a *App) SignedIn(r *http.Request) (User, bool) {
 	return User{ID: su.ID, OrgID: su.OrgID, Email: su.Email, Role: su.Role}, true
 }
 
-func (a *App) limits() storage.SessionLimits {
-	return storage.SessionLimits{Idle: a.cfg.SessionIdle, Absolute: a.cfg.SessionAbsolute}
+func (a *App) limits() sessionLimits {
+	return sessionLimits{Idle: a.cfg.SessionIdle, Absolute: a.cfg.SessionAbsolute}
 }
 
 // LoginURL is the sign-in page that brings the person back to next (a path of this origin)
@@ -135,9 +135,14 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusBadRequest, "Enter your email and your password.")
 		return
 	}
+	if len(email) > maxEmail {
+		email = ""
+		again(http.StatusBadRequest, fmt.Sprintf("An email address is at most %d characters.", maxEmail))
+		return
+	}
 	now := a.now()
 	accountKey, addressKey := "account:"+strings.ToLower(email), "address:"+clientAddress(r)
-	counts, err := a.store.LoginFailures(r.Context(), []string{accountKey, addressKey}, now.Add(-a.cfg.FailureWindow))
+	counts, err := a.accounts.loginFailures(r.Context(), []string{accountKey, addressKey}, now.Add(-a.cfg.FailureWindow))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -147,7 +152,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		again(http.StatusTooManyRequests, "Too many failed sign-ins. Wait 15 minutes and try again.")
 		return
 	}
-	u, err := a.store.UserByEmail(r.Context(), email)
+	u, err := a.accounts.UserByEmail(r.Context(), email)
 	hash := u.PasswordHash
 	if errors.Is(err, outreach.ErrNotFound) {
 		hash = dummyHash()
@@ -160,18 +165,18 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		if herr != nil {
 			a.log.Error("webapp: stored password hash unreadable", "user", u.ID, "err", herr)
 		}
-		if err := a.store.RecordLoginFailure(r.Context(), []string{accountKey, addressKey}, now, now.Add(-a.cfg.FailureWindow)); err != nil {
+		if err := a.accounts.recordLoginFailure(r.Context(), []string{accountKey, addressKey}, now, now.Add(-a.cfg.FailureWindow)); err != nil {
 			a.fail(w, r, err)
 			return
 		}
 		again(http.StatusUnauthorized, "That email and password do not match.")
 		return
 	}
-	_ = a.store.ClearLoginFailures(r.Context(), accountKey)
+	_ = a.accounts.clearLoginFailures(r.Context(), accountKey)
 	if old, err := r.Cookie(a.cookie); err == nil {
-		_ = a.store.DeleteSession(r.Context(), old.Value)
+		_ = a.accounts.deleteSession(r.Context(), old.Value)
 	}
-	token, err := a.store.CreateSession(r.Context(), u.ID, now, a.limits())
+	token, err := a.accounts.createSession(r.Context(), u.ID, now, a.limits())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -191,7 +196,7 @@ func (a *App) sessionCookie(value string, maxAge time.Duration) *http.Cookie {
 
 func (a *App) logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(a.cookie); err == nil {
-		if err := a.store.DeleteSession(r.Context(), c.Value); err != nil {
+		if err := a.accounts.deleteSession(r.Context(), c.Value); err != nil {
 			a.fail(w, r, err)
 			return
 		}

@@ -3,12 +3,14 @@ package webapp_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +31,21 @@ type env struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
 	now   time.Time
+	// errs counts the records the application logged at level ERROR.
+	errs atomic.Int64
+}
+
+// errorCounter passes records on to the default logger and counts those at level ERROR.
+type errorCounter struct {
+	slog.Handler
+	n *atomic.Int64
+}
+
+func (h errorCounter) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		h.n.Add(1)
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 func (e *env) clock() time.Time {
@@ -67,7 +84,8 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
-	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts}, cfg)
+	logger := slog.New(errorCounter{Handler: slog.Default().Handler(), n: &e.errs})
+	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts, Logger: logger}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +108,7 @@ func (e *env) org(email, password string) (orgID, userID string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	u, err := e.store.CreateUser(ctx, o.ID, email, hash, storage.RoleMember)
+	u, err := webapp.NewAccounts(e.store).CreateUser(ctx, o.ID, email, hash, webapp.RoleMember)
 	if err != nil {
 		e.t.Fatal(err)
 	}

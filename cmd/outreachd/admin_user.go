@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 	"outreachd/webapp"
 )
 
@@ -18,7 +17,7 @@ func adminUserCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args 
 	org := fs.String("org", "", "organization id")
 	email := fs.String("email", "", "the person's email, their sign-in name")
 	password := fs.String("password", "", fmt.Sprintf("their password (at least %d characters)", webapp.MinPasswordLen))
-	role := fs.String("role", storage.RoleMember, "owner or member")
+	role := fs.String("role", webapp.RoleMember, "owner or member")
 	if err := parseFlags(fs, args, "org", "email", "password"); err != nil {
 		return nil, err
 	}
@@ -26,14 +25,14 @@ func adminUserCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, err
 	}
-	if *role != storage.RoleOwner && *role != storage.RoleMember {
+	if *role != webapp.RoleOwner && *role != webapp.RoleMember {
 		return nil, outreach.Invalidf("--role must be owner or member, got %q", *role)
 	}
 	hash, err := webapp.HashPassword(*password)
 	if err != nil {
 		return nil, err
 	}
-	u, err := env.store.CreateUser(ctx, *org, addr, hash, *role)
+	u, err := webapp.NewAccounts(env.store).CreateUser(ctx, *org, addr, hash, *role)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
+	"outreachd/mcp"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -236,7 +237,7 @@ func (a *app) janitor(ctx context.Context) error {
 			} else if n > 0 {
 				a.log.Info("purged deleted destinations with their history", "n", n)
 			}
-			if _, err := a.store.PruneProposals(ctx, time.Now().Add(-storage.ProposalRetention)); err != nil && ctx.Err() == nil {
+			if _, err := mcp.NewProposals(a.store).Prune(ctx, time.Now()); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune assistant proposals", "err", err)
 			}
 		}

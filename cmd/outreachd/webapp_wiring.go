@@ -12,7 +12,6 @@ import (
 
 	"outreachd/api"
 	"outreachd/outreach"
-	"outreachd/storage"
 	"outreachd/webapp"
 )
 
@@ -51,12 +50,13 @@ func (a *app) setUpDemoUser(ctx context.Context, orgID string, out io.Writer) er
 	if err != nil {
 		return err
 	}
-	u, err := a.store.UserByEmail(ctx, demoUserEmail)
+	accounts := webapp.NewAccounts(a.store)
+	u, err := accounts.UserByEmail(ctx, demoUserEmail)
 	switch {
 	case errors.Is(err, outreach.ErrNotFound):
-		_, err = a.store.CreateUser(ctx, orgID, demoUserEmail, hash, storage.RoleOwner)
+		_, err = accounts.CreateUser(ctx, orgID, demoUserEmail, hash, webapp.RoleOwner)
 	case err == nil:
-		err = a.store.SetUserPassword(ctx, u.ID, hash)
+		err = accounts.SetUserPassword(ctx, u.ID, hash)
 	}
 	if err != nil {
 		return fmt.Errorf("demo user: %w", err)

@@ -1,0 +1,72 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"outreachd/outreach"
+)
+
+// refuseNUL answers a tool call whose arguments hold a NUL character (\u0000) with a tool error
+// naming the argument, before any tool sees them: a proposal stores its arguments in PostgreSQL,
+// which cannot hold U+0000, and the REST API refuses such a body for the same reason.
+func refuseNUL(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		call, isCall := req.(*sdk.CallToolRequest)
+		if !isCall || call.Params == nil || !outreach.JSONEscapesNUL(call.Params.Arguments) {
+			return next(ctx, method, req)
+		}
+		where := "the arguments"
+		var args any
+		if json.Unmarshal(call.Params.Arguments, &args) == nil {
+			if w, found := nulAt(args, ""); found {
+				where = w
+			}
+		}
+		res := &sdk.CallToolResult{}
+		res.SetError(fmt.Errorf("%s contains a NUL character (\\u0000), which is not allowed", where))
+		return res, nil
+	}
+}
+
+// nulAt finds the first string or key of a decoded JSON value under path that holds U+0000 and
+// says where it is: "argument leads[0].linkedin_url", "a key of argument leads[0].data".
+func nulAt(v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return "argument " + path, strings.IndexByte(x, 0) >= 0
+	case []any:
+		for i, e := range x {
+			if w, ok := nulAt(e, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return w, true
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if strings.IndexByte(k, 0) >= 0 {
+				if path == "" {
+					return "an argument name", true
+				}
+				return "a key of argument " + path, true
+			}
+			sub := k
+			if path != "" {
+				sub = path + "." + k
+			}
+			if w, ok := nulAt(x[k], sub); ok {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
