@@ -1,0 +1,433 @@
+package outreach
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is the JSON reader that destination filters and the envelopes they are matched
+// against share. encoding/json decodes into maps (an allocation per value, and a filter's keys
+// lose their order); this reader keeps a whole document in one slice of nodes whose strings are
+// substrings of one copy of the source, so an event's body decodes in a handful of allocations
+// and a lookup allocates nothing. It reads exactly what encoding/json reads, and decodes strings
+// the same way (invalid UTF-8 and lone surrogates become U+FFFD); FuzzFilterMatch holds both.
+
+// jtype is the JSON type of a decoded node.
+type jtype uint8
+
+const (
+	jNull jtype = iota
+	jBool
+	jNumber
+	jString
+	jArray
+	jObject
+)
+
+// jnode is one value of a document. An array's or object's members are a chain from first
+// through next (-1 ends it); an object member carries its name in key.
+type jnode struct {
+	typ   jtype
+	b     bool
+	num   float64
+	str   string // a string's decoded text; a number's text
+	key   string
+	first int32
+	next  int32
+}
+
+// jdoc is a decoded document; its root is nodes[0].
+type jdoc struct {
+	nodes []jnode
+}
+
+// jsonMaxDepth is encoding/json's own nesting limit, so the two refuse the same documents.
+const jsonMaxDepth = 10000
+
+// decodeJSON reads one JSON value (surrounding whitespace allowed) into a jdoc.
+func decodeJSON(body []byte) (jdoc, error) {
+	p := jparser{src: string(body), nodes: make([]jnode, 0, len(body)/16+4)}
+	p.skipSpace()
+	if err := p.value(1); err != nil {
+		return jdoc{}, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.src) {
+		return jdoc{}, p.errorf("unexpected %q after the value", p.src[p.pos])
+	}
+	if len(p.fixups) > 0 {
+		decoded := string(p.buf)
+		for _, f := range p.fixups {
+			s := decoded[f.start:f.end]
+			if f.key {
+				p.nodes[f.node].key = s
+			} else {
+				p.nodes[f.node].str = s
+			}
+		}
+	}
+	return jdoc{nodes: p.nodes}, nil
+}
+
+type jparser struct {
+	src   string
+	pos   int
+	nodes []jnode
+	// buf holds the decoded text of strings with escapes (or invalid UTF-8); fixups say which
+	// node each belongs to, set once buf is complete and turned into one string.
+	buf    []byte
+	fixups []jfixup
+}
+
+type jfixup struct {
+	node       int32
+	key        bool
+	start, end int
+}
+
+func (p *jparser) errorf(format string, args ...any) error {
+	return fmt.Errorf("malformed JSON at byte %d: %s", p.pos, fmt.Sprintf(format, args...))
+}
+
+func (p *jparser) skipSpace() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at pos into a new node; depth counts the containers it is inside of,
+// itself included.
+func (p *jparser) value(depth int) error {
+	if p.pos >= len(p.src) {
+		return p.errorf("unexpected end")
+	}
+	idx := int32(len(p.nodes))
+	p.nodes = append(p.nodes, jnode{first: -1, next: -1})
+	switch c := p.src[p.pos]; {
+	case c == '{' || c == '[':
+		if depth > jsonMaxDepth {
+			return p.errorf("nested deeper than %d levels", jsonMaxDepth)
+		}
+		if c == '{' {
+			return p.object(idx, depth)
+		}
+		return p.array(idx, depth)
+	case c == '"':
+		p.nodes[idx].typ = jString
+		text, span, err := p.str()
+		p.setText(idx, false, text, span)
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(idx)
+	case strings.HasPrefix(p.src[p.pos:], "true"):
+		p.nodes[idx].typ, p.nodes[idx].b = jBool, true
+		p.pos += 4
+	case strings.HasPrefix(p.src[p.pos:], "false"):
+		p.nodes[idx].typ = jBool
+		p.pos += 5
+	case strings.HasPrefix(p.src[p.pos:], "null"):
+		p.pos += 4
+	default:
+		return p.errorf("invalid character %q looking for a value", c)
+	}
+	return nil
+}
+
+func (p *jparser) object(idx int32, depth int) error {
+	p.nodes[idx].typ = jObject
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	prev := int32(-1)
+	for {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return p.errorf("expected a member name")
+		}
+		key, span, err := p.str()
+		if err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return p.errorf("expected ':' after a member name")
+		}
+		p.pos++
+		p.skipSpace()
+		child := int32(len(p.nodes))
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		p.setText(child, true, key, span)
+		p.link(idx, prev, child)
+		prev = child
+		if done, err := p.afterMember('}'); done || err != nil {
+			return err
+		}
+	}
+}
+
+func (p *jparser) array(idx int32, depth int) error {
+	p.nodes[idx].typ = jArray
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	prev := int32(-1)
+	for {
+		child := int32(len(p.nodes))
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		p.link(idx, prev, child)
+		prev = child
+		if done, err := p.afterMember(']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+func (p *jparser) link(parent, prev, child int32) {
+	if prev < 0 {
+		p.nodes[parent].first = child
+	} else {
+		p.nodes[prev].next = child
+	}
+}
+
+// afterMember reads the ',' before another member or the closing bracket (done).
+func (p *jparser) afterMember(closing byte) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.src) {
+		return false, p.errorf("unexpected end")
+	}
+	switch p.src[p.pos] {
+	case ',':
+		p.pos++
+		p.skipSpace()
+		return false, nil
+	case closing:
+		p.pos++
+		return true, nil
+	}
+	return false, p.errorf("expected ',' or %q", closing)
+}
+
+func (p *jparser) number(idx int32) error {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.src[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return p.errorf("invalid number")
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return p.errorf("invalid number")
+		}
+	}
+	if p.pos < len(p.src) && (p.src[p.pos] == 'e' || p.src[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.src) && (p.src[p.pos] == '+' || p.src[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return p.errorf("invalid number")
+		}
+	}
+	text := p.src[start:p.pos]
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return fmt.Errorf("the number %s at byte %d is out of range", text, start)
+	}
+	p.nodes[idx].typ, p.nodes[idx].num, p.nodes[idx].str = jNumber, f, text
+	return nil
+}
+
+// bufSpan is where a decoded string lies in buf; decoded is false for a string that needed no
+// decoding (it is a substring of the source).
+type bufSpan struct {
+	decoded    bool
+	start, end int
+}
+
+// setText gives node idx its string (or member name): text, or the span of buf that will hold it.
+func (p *jparser) setText(idx int32, key bool, text string, span bufSpan) {
+	switch {
+	case span.decoded:
+		p.fixups = append(p.fixups, jfixup{node: idx, key: key, start: span.start, end: span.end})
+	case key:
+		p.nodes[idx].key = text
+	default:
+		p.nodes[idx].str = text
+	}
+}
+
+// str reads the string at pos. One with neither escapes nor invalid UTF-8 is a substring of the
+// source; any other is decoded into buf, and span says where.
+func (p *jparser) str() (string, bufSpan, error) {
+	p.pos++ // "
+	start := p.pos
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return p.src[start : p.pos-1], bufSpan{}, nil
+		case c == '\\':
+			return p.decodeString(start)
+		case c < 0x20:
+			return "", bufSpan{}, p.errorf("control character %q in a string", c)
+		case c < utf8.RuneSelf:
+			p.pos++
+		default:
+			r, size := utf8.DecodeRuneInString(p.src[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return p.decodeString(start)
+			}
+			p.pos += size
+		}
+	}
+	return "", bufSpan{}, p.errorf("unexpected end in a string")
+}
+
+// decodeString decodes the string that began at start (pos is at its first escape or invalid
+// byte) into buf, the way encoding/json does.
+func (p *jparser) decodeString(start int) (string, bufSpan, error) {
+	from := len(p.buf)
+	p.buf = append(p.buf, p.src[start:p.pos]...)
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return "", bufSpan{decoded: true, start: from, end: len(p.buf)}, nil
+		case c == '\\':
+			if err := p.escape(); err != nil {
+				return "", bufSpan{}, err
+			}
+		case c < 0x20:
+			return "", bufSpan{}, p.errorf("control character %q in a string", c)
+		case c < utf8.RuneSelf:
+			p.buf = append(p.buf, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRuneInString(p.src[p.pos:])
+			p.buf = utf8.AppendRune(p.buf, r) // RuneError for an invalid byte, as encoding/json
+			p.pos += size
+		}
+	}
+	return "", bufSpan{}, p.errorf("unexpected end in a string")
+}
+
+func (p *jparser) escape() error {
+	if p.pos+1 >= len(p.src) {
+		return p.errorf("unexpected end in a string")
+	}
+	c := p.src[p.pos+1]
+	if simple := unescaped(c); simple != 0 {
+		p.buf = append(p.buf, simple)
+		p.pos += 2
+		return nil
+	}
+	if c != 'u' {
+		return p.errorf("invalid escape \\%c", c)
+	}
+	r, ok := hex4(p.src[p.pos+2:])
+	if !ok {
+		return p.errorf("invalid \\u escape")
+	}
+	p.pos += 6
+	if utf16.IsSurrogate(r) {
+		// A high surrogate followed by a low one is one rune; any other surrogate is U+FFFD and
+		// what follows it is read on its own.
+		if len(p.src)-p.pos >= 6 && p.src[p.pos] == '\\' && p.src[p.pos+1] == 'u' {
+			if r2, ok := hex4(p.src[p.pos+2:]); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+					p.buf = utf8.AppendRune(p.buf, dec)
+					p.pos += 6
+					return nil
+				}
+			}
+		}
+		r = unicode.ReplacementChar
+	}
+	p.buf = utf8.AppendRune(p.buf, r)
+	return nil
+}
+
+// unescaped is the byte a one-letter escape stands for, 0 for none.
+func unescaped(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
+}
+
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// member is the value of the object node's member named key (the last one when the name
+// repeats, as encoding/json decodes it), or -1.
+func (d *jdoc) member(node int32, key string) int32 {
+	found := int32(-1)
+	for ch := d.nodes[node].first; ch >= 0; ch = d.nodes[ch].next {
+		if d.nodes[ch].key == key {
+			found = ch
+		}
+	}
+	return found
+}
