@@ -236,6 +236,8 @@ func TestFilterSemantics(t *testing.T) {
 		{"strings are exact", `{"s":"Acme"}`, `{"s":"acme"}`, false},
 		{"escapes are decoded", `{"s":"a&b <c> \"d\" é 😀"}`, `{"s":"a\u0026b \u003cc\u003e \"d\" \u00e9 \ud83d\ude00"}`, true},
 		{"invalid UTF-8 reads as U+FFFD", `{"s":"\ufffd"}`, "{\"s\":\"\xff\"}", true},
+		{"a lone surrogate reads as U+FFFD", `{"s":"\ufffdA"}`, `{"s":"\ud800\u0041"}`, true},
+		{"escaped names", `{"st.x":1}`, `{"s\u0074":{"\u0078":1}}`, true},
 		{"last duplicate wins", `{"s":"b"}`, `{"s":"a","s":"b"}`, true},
 		{"times by instant", `{"t":{"$gt":"2026-01-01"}}`, `{"t":"2026-01-01T00:00:00.001Z"}`, true},
 		{"times: equal is not greater", `{"t":{"$gt":"2026-01-01T00:00:00Z"}}`, `{"t":"2026-01-01T00:00:00.000Z"}`, false},

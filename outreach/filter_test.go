@@ -3,6 +3,7 @@ package outreach_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestParseFilterRefuses(t *testing.T) {
 		{"array", `[{"event":"reply_received"}]`, nil, "filter: must be a JSON object, got an array"},
 		{"null", `null`, nil, "filter: must be a JSON object, got null"},
 		{"string", `"reply_received"`, nil, "filter: must be a JSON object, got a string"},
-		{"number out of range", `{"data.prospect.follower_count":1e400}`, nil, "filter: the number 1e400 at byte 32 is out of range"},
+		{"number out of range", `{"data.prospect.follower_count": 1e400}`, nil, "filter: the number 1e400 at byte 33 is out of range"},
 		{"unknown operator at the top", `{"$regex":"x"}`, nil, "filter.$regex: unknown operator $regex (the operators are " + operatorList + ")"},
 		{"unknown operator in a field", `{"data.campaign.id":{"$exist":true}}`, nil,
 			"filter.data.campaign.id.$exist: unknown operator $exist (the operators are " + operatorList + ")"},
@@ -225,5 +226,38 @@ func TestCompileFilter(t *testing.T) {
 		if _, err := outreach.CompileFilter([]byte(raw)); !errors.Is(err, outreach.ErrInvalid) {
 			t.Errorf("CompileFilter(%s): %v, want a refusal", raw, err)
 		}
+	}
+}
+
+// TestFilterDocs: the example filter of docs/api.md ("Filters") is accepted and matches the
+// sample it is written for, and the refusal it quotes is the one outreachd gives.
+func TestFilterDocs(t *testing.T) {
+	guide, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(guide), "\n### Filters\n")
+	if !ok {
+		t.Fatal(`docs/api.md has no "### Filters"`)
+	}
+	section, _, _ = strings.Cut(section, "\n### ")
+	_, example, _ := strings.Cut(section, "```json\n")
+	example, _, _ = strings.Cut(example, "```")
+	f, err := outreach.ParseFilter([]byte(example), replyKinds)
+	if err != nil {
+		t.Fatalf("the example filter is refused: %v", err)
+	}
+	ev := outreach.SampleEvent(outreach.EventReplyPositive, "org_docs", sampleAt)
+	ev.Data.Campaign.ID = "cmp_06h12gxsaxwqhavcpbza7hk5e4"
+	body, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := f.MatchBody(body); !ok || err != nil {
+		t.Fatalf("the example filter does not match a positive reply of its campaign: %t %v", ok, err)
+	}
+	_, err = outreach.ParseFilter([]byte(`{"$or":[{"event":"reply_received"},{"data.prospect.name":{"$gt":5}}]}`), nil)
+	if err == nil || !strings.Contains(strings.Join(strings.Fields(section), " "), "(`"+err.Error()+"`)") {
+		t.Fatalf("the refusal docs/api.md quotes is not %v", err)
 	}
 }
