@@ -60,7 +60,7 @@ func (c *filterCompiler) member(node int32, key string, prefix []string, place, 
 		t, err := c.test(cond{kind: condTest, op: opEq, path: path, vals: []literal{literalOf(n)}}, at, "")
 		return []cond{t}, err
 	}
-	if _, order := orderOp(key); len(prefix) == 0 && (order || key == "$eq" || key == "$neq" || key == "$in" || key == "$nin" || key == "$exists") {
+	if len(prefix) == 0 && isComparison(key) {
 		return nil, InvalidField(place, `%s needs a field: write {"<field path>": {"%s": ...}}`, key, key)
 	}
 	switch key {
@@ -178,6 +178,15 @@ func fieldPath(prefix []string, key, at string) ([]string, error) {
 	return append(append(path, prefix...), segs...), nil
 }
 
+// isComparison reports whether key is an operator that tests a field (not $and, $or, $not).
+func isComparison(key string) bool {
+	switch key {
+	case "$eq", "$neq", "$in", "$nin", "$exists", "$gt", "$gte", "$lt", "$lte":
+		return true
+	}
+	return false
+}
+
 // orderOp is the test of $gt and its kin; ok is false for any other key.
 func orderOp(key string) (op testOp, ok bool) {
 	switch key {
@@ -242,9 +251,13 @@ func describeNode(n *jnode) string {
 		return "the number " + n.str
 	case jBool:
 		return fmt.Sprintf("%t", n.b)
-	case jArray, jObject:
+	case jArray:
 		if n.first < 0 {
-			return "an empty " + jtypeName(n.typ)[3:]
+			return "an empty array"
+		}
+	case jObject:
+		if n.first < 0 {
+			return "an empty object"
 		}
 	}
 	return jtypeName(n.typ)
