@@ -107,28 +107,24 @@ func (f *Filter) MarshalJSON() ([]byte, error) {
 func (f *Filter) String() string { return string(f.Raw()) }
 
 func compileFilter(raw []byte, cat *filterCatalogue) (*Filter, error) {
-	// Compacting first bounds the decoding that follows to MaxFilterBytes. An error is worded
-	// by the decoder reading the client's own text, so the byte it names is theirs.
+	// Compacting first checks the syntax and bounds what is decoded to MaxFilterBytes; the
+	// decoding then reads the client's own text, so a byte a message names is theirs.
 	var compact bytes.Buffer
-	err := json.Compact(&compact, raw)
-	if err == nil && compact.Len() > MaxFilterBytes {
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, InvalidField("filter", "%s", syntaxProblem(raw, err))
+	}
+	if compact.Len() > MaxFilterBytes {
 		return nil, InvalidField("filter", "%d bytes of JSON, more than the %d (8 KB) a filter may have", compact.Len(), MaxFilterBytes)
 	}
-	var doc jdoc
-	if err == nil {
-		doc, err = decodeJSON(compact.Bytes())
-	}
+	doc, err := readFilterJSON(raw)
 	if err != nil {
-		if _, derr := decodeJSON(raw); derr != nil {
-			err = derr
-		}
 		return nil, InvalidField("filter", "%s", err.Error())
 	}
-	if t := doc.nodes[0].typ; t != jObject {
-		return nil, InvalidField("filter", "must be a JSON object, got %s", jtypeName(t))
+	if doc.typ != jObject {
+		return nil, InvalidField("filter", "must be a JSON object, got %s", jtypeName(doc.typ))
 	}
-	c := filterCompiler{doc: &doc, cat: cat}
-	root, err := c.object(0, nil, "filter", 1)
+	c := filterCompiler{cat: cat}
+	root, err := c.object(&doc, nil, "filter", 1)
 	if err != nil {
 		return nil, err
 	}

@@ -11,26 +11,24 @@ import (
 // that matching evaluates.
 
 type filterCompiler struct {
-	doc *jdoc
 	cat *filterCatalogue // nil: no catalogue check
 }
 
-// object compiles the object at node, whose paths are relative to prefix; place names it in
+// object compiles the object obj, whose paths are relative to prefix; place names it in
 // messages and depth is its level.
-func (c *filterCompiler) object(node int32, prefix []string, place string, depth int) (cond, error) {
+func (c *filterCompiler) object(obj *jvalue, prefix []string, place string, depth int) (cond, error) {
 	if depth > MaxFilterDepth {
 		return cond{}, InvalidField(place, "nested deeper than %d levels", MaxFilterDepth)
 	}
 	out := cond{kind: condAnd}
 	seen := map[string]bool{}
-	for ch := c.doc.nodes[node].first; ch >= 0; ch = c.doc.nodes[ch].next {
-		key := c.doc.nodes[ch].key
+	for i, key := range obj.keys {
 		at := place + "." + key
 		if seen[key] {
 			return cond{}, InvalidField(at, "appears twice")
 		}
 		seen[key] = true
-		kid, err := c.member(ch, key, prefix, place, at, depth)
+		kid, err := c.member(&obj.kids[i], key, prefix, place, at, depth)
 		if err != nil {
 			return cond{}, err
 		}
@@ -40,8 +38,7 @@ func (c *filterCompiler) object(node int32, prefix []string, place string, depth
 }
 
 // member compiles one member of an object at place: its conds, all of which must hold.
-func (c *filterCompiler) member(node int32, key string, prefix []string, place, at string, depth int) ([]cond, error) {
-	n := &c.doc.nodes[node]
+func (c *filterCompiler) member(n *jvalue, key string, prefix []string, place, at string, depth int) ([]cond, error) {
 	if !strings.HasPrefix(key, "$") {
 		path, err := fieldPath(prefix, key, at)
 		if err != nil {
@@ -49,10 +46,10 @@ func (c *filterCompiler) member(node int32, key string, prefix []string, place, 
 		}
 		switch n.typ {
 		case jObject:
-			if n.first < 0 {
+			if len(n.kids) == 0 {
 				return nil, InvalidField(at, `an empty object tests nothing (to test that the field is there, write {"$exists": true})`)
 			}
-			sub, err := c.object(node, path, at, depth+1)
+			sub, err := c.object(n, path, at, depth+1)
 			return []cond{sub}, err
 		case jArray:
 			return nil, InvalidField(at, `an array is not a value to compare; {"$in": [...]} matches any of several values`)
@@ -65,27 +62,27 @@ func (c *filterCompiler) member(node int32, key string, prefix []string, place, 
 	}
 	switch key {
 	case "$and", "$or":
-		return c.logical(node, key, prefix, at, depth)
+		return c.logical(n, key, prefix, at, depth)
 	case "$not":
-		if n.typ != jObject || n.first < 0 {
-			return nil, InvalidField(place, "$not needs a non-empty object, got %s", describeNode(n))
+		if n.typ != jObject || len(n.kids) == 0 {
+			return nil, InvalidField(place, "$not needs a non-empty object, got %s", describeValue(n))
 		}
-		sub, err := c.object(node, prefix, at, depth+1)
+		sub, err := c.object(n, prefix, at, depth+1)
 		return []cond{{kind: condNot, kids: []cond{sub}}}, err
 	case "$exists":
 		if n.typ != jBool {
-			return nil, InvalidField(place, "$exists needs true or false, got %s", describeNode(n))
+			return nil, InvalidField(place, "$exists needs true or false, got %s", describeValue(n))
 		}
 		t, err := c.test(cond{kind: condTest, op: opExists, path: prefix, exists: n.b}, place, key)
 		return []cond{t}, err
 	case "$eq", "$neq":
 		if n.typ == jArray || n.typ == jObject {
-			return nil, InvalidField(place, "%s needs a string, number, boolean or null, got %s", key, describeNode(n))
+			return nil, InvalidField(place, "%s needs a string, number, boolean or null, got %s", key, describeValue(n))
 		}
 		t, err := c.test(cond{kind: condTest, op: opEq, path: prefix, vals: []literal{literalOf(n)}}, place, key)
 		return negatedIf(key == "$neq", t), err
 	case "$in", "$nin":
-		t, err := c.in(node, key, prefix, place, at, depth)
+		t, err := c.in(n, key, prefix, place, at, depth)
 		return negatedIf(key == "$nin", t), err
 	}
 	if op, ok := orderOp(key); ok {
@@ -99,10 +96,9 @@ func (c *filterCompiler) member(node int32, key string, prefix []string, place, 
 	return nil, InvalidField(at, "unknown operator %s (the operators are %s)", key, filterOperators)
 }
 
-func (c *filterCompiler) logical(node int32, key string, prefix []string, at string, depth int) ([]cond, error) {
-	n := &c.doc.nodes[node]
-	if n.typ != jArray || n.first < 0 {
-		return nil, InvalidField(at, "%s needs a non-empty array of objects, got %s", key, describeNode(n))
+func (c *filterCompiler) logical(n *jvalue, key string, prefix []string, at string, depth int) ([]cond, error) {
+	if n.typ != jArray || len(n.kids) == 0 {
+		return nil, InvalidField(at, "%s needs a non-empty array of objects, got %s", key, describeValue(n))
 	}
 	if depth+1 > MaxFilterDepth {
 		return nil, InvalidField(at, "nested deeper than %d levels", MaxFilterDepth)
@@ -111,14 +107,13 @@ func (c *filterCompiler) logical(node int32, key string, prefix []string, at str
 	if key == "$or" {
 		out.kind = condOr
 	}
-	i := 0
-	for ch := n.first; ch >= 0; ch, i = c.doc.nodes[ch].next, i+1 {
+	for i := range n.kids {
 		place := fmt.Sprintf("%s[%d]", at, i)
-		e := &c.doc.nodes[ch]
-		if e.typ != jObject || e.first < 0 {
-			return nil, InvalidField(place, "%s needs non-empty objects, got %s", key, describeNode(e))
+		e := &n.kids[i]
+		if e.typ != jObject || len(e.kids) == 0 {
+			return nil, InvalidField(place, "%s needs non-empty objects, got %s", key, describeValue(e))
 		}
-		sub, err := c.object(ch, prefix, place, depth+2)
+		sub, err := c.object(e, prefix, place, depth+2)
 		if err != nil {
 			return nil, err
 		}
@@ -127,20 +122,18 @@ func (c *filterCompiler) logical(node int32, key string, prefix []string, at str
 	return []cond{out}, nil
 }
 
-func (c *filterCompiler) in(node int32, key string, prefix []string, place, at string, depth int) (cond, error) {
-	n := &c.doc.nodes[node]
-	if n.typ != jArray || n.first < 0 {
-		return cond{}, InvalidField(place, "%s needs a non-empty array of values, got %s", key, describeNode(n))
+func (c *filterCompiler) in(n *jvalue, key string, prefix []string, place, at string, depth int) (cond, error) {
+	if n.typ != jArray || len(n.kids) == 0 {
+		return cond{}, InvalidField(place, "%s needs a non-empty array of values, got %s", key, describeValue(n))
 	}
 	if depth+1 > MaxFilterDepth {
 		return cond{}, InvalidField(at, "nested deeper than %d levels", MaxFilterDepth)
 	}
 	t := cond{kind: condTest, op: opIn, path: prefix}
-	i := 0
-	for ch := n.first; ch >= 0; ch, i = c.doc.nodes[ch].next, i+1 {
-		e := &c.doc.nodes[ch]
+	for i := range n.kids {
+		e := &n.kids[i]
 		if e.typ == jArray || e.typ == jObject {
-			return cond{}, InvalidField(fmt.Sprintf("%s[%d]", at, i), "%s values are strings, numbers, booleans or null, got %s", key, describeNode(e))
+			return cond{}, InvalidField(fmt.Sprintf("%s[%d]", at, i), "%s values are strings, numbers, booleans or null, got %s", key, describeValue(e))
 		}
 		t.vals = append(t.vals, literalOf(e))
 	}
@@ -202,12 +195,12 @@ func orderOp(key string) (op testOp, ok bool) {
 	return 0, false
 }
 
-func literalOf(n *jnode) literal {
+func literalOf(n *jvalue) literal {
 	return literal{typ: n.typ, b: n.b, num: n.num, str: n.str}
 }
 
 // orderLiteral is the argument of $gt and its kin: a number or a time.
-func orderLiteral(n *jnode, op, place string) (literal, error) {
+func orderLiteral(n *jvalue, op, place string) (literal, error) {
 	switch n.typ {
 	case jNumber:
 		return literalOf(n), nil
@@ -217,7 +210,7 @@ func orderLiteral(n *jnode, op, place string) (literal, error) {
 		}
 		return literal{}, InvalidField(place, "%s compares numbers or times, and %q is neither (a time is an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, or a date such as 2026-01-31)", op, n.str)
 	}
-	return literal{}, InvalidField(place, "%s needs a number or a time (an RFC 3339 timestamp or a YYYY-MM-DD date), got %s", op, describeNode(n))
+	return literal{}, InvalidField(place, "%s needs a number or a time (an RFC 3339 timestamp or a YYYY-MM-DD date), got %s", op, describeValue(n))
 }
 
 // parseFilterTime reads an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC). The shape
@@ -238,12 +231,8 @@ func parseFilterTime(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
-func jtypeName(t jtype) string {
-	return [...]string{jNull: "null", jBool: "a boolean", jNumber: "a number", jString: "a string", jArray: "an array", jObject: "an object"}[t]
-}
-
-// describeNode names a value for a message: its type, and a scalar's text.
-func describeNode(n *jnode) string {
+// describeValue names a value for a message: its type, and a scalar's text.
+func describeValue(n *jvalue) string {
 	switch n.typ {
 	case jString:
 		return fmt.Sprintf("the string %q", n.str)
@@ -252,11 +241,11 @@ func describeNode(n *jnode) string {
 	case jBool:
 		return fmt.Sprintf("%t", n.b)
 	case jArray:
-		if n.first < 0 {
+		if len(n.kids) == 0 {
 			return "an empty array"
 		}
 	case jObject:
-		if n.first < 0 {
+		if len(n.kids) == 0 {
 			return "an empty object"
 		}
 	}

@@ -73,9 +73,9 @@ func FuzzParseFilter(f *testing.F) {
 	})
 }
 
-// FuzzFilterMatch: DecodeEnvelope accepts exactly the JSON objects encoding/json decodes, and
-// a compiled filter decides every envelope as refMatch, a direct reading of the rules over
-// encoding/json's maps, does.
+// FuzzFilterMatch: DecodeEnvelope accepts exactly the bodies that are JSON objects, and a
+// compiled filter decides every envelope as refMatch, a direct reading of the rules over the
+// same decoded values, does.
 func FuzzFilterMatch(f *testing.F) {
 	bodies := sampleBodies(f)
 	for i, s := range filterSeeds {

@@ -1,34 +1,36 @@
 package outreach
 
-import "fmt"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Matching runs in the business transaction, for every event and every destination with a
 // filter that selects its kind, so it is built to cost little: an event's body is decoded once
-// into an Envelope (a few allocations, however many filters look at it), and matching a compiled
-// filter against it walks the filter's paths and allocates nothing.
+// into an Envelope (encoding/json's maps, however many filters look at it), and matching a
+// compiled filter against it walks the filter's paths and allocates nothing.
 
 // Envelope is an event's encoded envelope ({event, timestamp, org_id, data}, the body receivers
 // get), decoded once so any number of filters can be matched against it. It is immutable and
-// safe for concurrent use.
+// safe for concurrent use: nothing writes to root once it is decoded.
 type Envelope struct {
-	doc  jdoc
+	root map[string]any
 	kind EventKind
 }
 
-// DecodeEnvelope decodes an event's body, as the outbox stores it and receivers get it.
+// DecodeEnvelope decodes an event's body, as the outbox stores it and receivers get it. Its
+// numbers are 64-bit floats, which is how filters compare numbers (by value: 1 == 1.0).
 func DecodeEnvelope(body []byte) (*Envelope, error) {
-	doc, err := decodeJSON(body)
-	if err != nil {
+	var root map[string]any
+	if err := json.Unmarshal(body, &root); err != nil {
 		return nil, fmt.Errorf("event envelope: %w", err)
 	}
-	if t := doc.nodes[0].typ; t != jObject {
-		return nil, fmt.Errorf("event envelope: %s, not an object", jtypeName(t))
+	if root == nil {
+		return nil, errors.New("event envelope: null, not an object")
 	}
-	env := &Envelope{doc: doc}
-	if n := doc.member(0, "event"); n >= 0 && doc.nodes[n].typ == jString {
-		env.kind = EventKind(doc.nodes[n].str)
-	}
-	return env, nil
+	kind, _ := root["event"].(string)
+	return &Envelope{root: root, kind: EventKind(kind)}, nil
 }
 
 // Kind is the envelope's event kind ("" when it has none).
@@ -44,7 +46,7 @@ func (f *Filter) Match(env *Envelope) bool {
 	if env == nil {
 		return false
 	}
-	return f.root.eval(&env.doc)
+	return f.root.eval(env.root)
 }
 
 // MatchBody decodes body and matches it: for one filter and one event. To match several
@@ -73,44 +75,44 @@ func MatchingCount(f *Filter, kinds []EventKind, envs []*Envelope) int {
 	return n
 }
 
-func (c *cond) eval(d *jdoc) bool {
+func (c *cond) eval(root map[string]any) bool {
 	switch c.kind {
 	case condAnd:
 		for i := range c.kids {
-			if !c.kids[i].eval(d) {
+			if !c.kids[i].eval(root) {
 				return false
 			}
 		}
 		return true
 	case condOr:
 		for i := range c.kids {
-			if c.kids[i].eval(d) {
+			if c.kids[i].eval(root) {
 				return true
 			}
 		}
 		return false
 	case condNot:
-		return !c.kids[0].eval(d)
+		return !c.kids[0].eval(root)
 	}
 	if c.op == opExists {
-		return d.exists(0, c.path) == c.exists
+		return exists(root, c.path) == c.exists
 	}
-	return c.anyValue(d, 0, c.path)
+	return c.anyValue(root, c.path)
 }
 
-// exists reports whether path leads to a value from node, looking into every element of an
+// exists reports whether path leads to a value from v, looking into every element of an
 // array on the way.
-func (d *jdoc) exists(node int32, path []string) bool {
+func exists(v any, path []string) bool {
 	if len(path) == 0 {
 		return true
 	}
-	switch n := &d.nodes[node]; n.typ {
-	case jObject:
-		ch := d.member(node, path[0])
-		return ch >= 0 && d.exists(ch, path[1:])
-	case jArray:
-		for ch := n.first; ch >= 0; ch = d.nodes[ch].next {
-			if d.exists(ch, path) {
+	switch x := v.(type) {
+	case map[string]any:
+		kid, ok := x[path[0]]
+		return ok && exists(kid, path[1:])
+	case []any:
+		for _, e := range x {
+			if exists(e, path) {
 				return true
 			}
 		}
@@ -118,52 +120,55 @@ func (d *jdoc) exists(node int32, path []string) bool {
 	return false
 }
 
-// anyValue reports whether a value at path from node passes the test; an array, on the way or
+// anyValue reports whether a value at path from v passes the test; an array, on the way or
 // at the end, stands for each of its elements.
-func (c *cond) anyValue(d *jdoc, node int32, path []string) bool {
-	n := &d.nodes[node]
-	switch {
-	case n.typ == jArray:
-		for ch := n.first; ch >= 0; ch = d.nodes[ch].next {
-			if c.anyValue(d, ch, path) {
+func (c *cond) anyValue(v any, path []string) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if c.anyValue(e, path) {
 				return true
 			}
 		}
 		return false
-	case len(path) == 0:
-		return c.holds(n)
-	case n.typ == jObject:
-		ch := d.member(node, path[0])
-		return ch >= 0 && c.anyValue(d, ch, path[1:])
+	case map[string]any:
+		if len(path) == 0 {
+			return false // an object equals no literal and has no order
+		}
+		kid, ok := x[path[0]]
+		return ok && c.anyValue(kid, path[1:])
 	}
-	return false
+	return len(path) == 0 && c.holds(v)
 }
 
-// holds tests one value that is not an array.
-func (c *cond) holds(n *jnode) bool {
+// holds tests one value that is neither an array nor an object.
+func (c *cond) holds(v any) bool {
 	switch c.op {
 	case opEq, opIn:
 		for i := range c.vals {
-			if c.vals[i].equals(n) {
+			if c.vals[i].equals(v) {
 				return true
 			}
 		}
 		return false
 	}
-	v := &c.vals[0]
+	lit := &c.vals[0]
 	var cmp int
-	switch {
-	case v.isTime:
-		if n.typ != jString {
+	switch x := v.(type) {
+	case string:
+		if !lit.isTime {
 			return false
 		}
-		at, ok := parseFilterTime(n.str)
+		at, ok := parseFilterTime(x)
 		if !ok {
 			return false
 		}
-		cmp = at.Compare(v.at)
-	case n.typ == jNumber:
-		cmp = compareFloats(n.num, v.num)
+		cmp = at.Compare(lit.at)
+	case float64:
+		if lit.isTime {
+			return false
+		}
+		cmp = compareFloats(x, lit.num)
 	default:
 		return false
 	}
@@ -188,17 +193,17 @@ func compareFloats(a, b float64) int {
 	return 0
 }
 
-func (v *literal) equals(n *jnode) bool {
-	if v.typ != n.typ {
-		return false
+// equals compares a literal with a decoded value: same type, same value.
+func (l *literal) equals(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return l.typ == jString && l.str == x
+	case float64:
+		return l.typ == jNumber && l.num == x
+	case bool:
+		return l.typ == jBool && l.b == x
+	case nil:
+		return l.typ == jNull
 	}
-	switch v.typ {
-	case jString:
-		return v.str == n.str
-	case jNumber:
-		return v.num == n.num
-	case jBool:
-		return v.b == n.b
-	}
-	return true // null
+	return false
 }

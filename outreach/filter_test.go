@@ -22,7 +22,8 @@ func TestParseFilterRefuses(t *testing.T) {
 		kinds     []outreach.EventKind
 		want      string
 	}{
-		{"not JSON", `{"data.test":`, nil, "filter: malformed JSON at byte 13: unexpected end"},
+		{"not JSON", `{"data.test":`, nil, "filter: malformed JSON at byte 13: unexpected end of JSON input"},
+		{"a bad character", "{\"data.test\":\n  tru}", nil, "filter: malformed JSON at byte 20: invalid character '}' in literal true (expecting 'e')"},
 		{"array", `[{"event":"reply_received"}]`, nil, "filter: must be a JSON object, got an array"},
 		{"null", `null`, nil, "filter: must be a JSON object, got null"},
 		{"string", `"reply_received"`, nil, "filter: must be a JSON object, got a string"},
