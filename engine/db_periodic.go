@@ -1,4 +1,4 @@
-package storage
+package engine
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
-// StallCandidate is a positive replier silent since LastActivityAt with no stall recorded for
+// stallCandidate is a positive replier silent since LastActivityAt with no stall recorded for
 // that silence yet.
-type StallCandidate struct {
+type stallCandidate struct {
 	ProspectID     string
 	OrgID          string
 	CampaignID     string
@@ -19,11 +20,11 @@ type StallCandidate struct {
 	ChatID         *string
 }
 
-// StallCandidates lists prospects that crossed the stall threshold (silent since before
+// stallCandidates lists prospects that crossed the stall threshold (silent since before
 // cutoff) and whose current silence has no stalls row: each silence stalls once. The rule is
-// the one GET /stalled-leads lists by (stalled.go, stalledWhere).
-func (s *Store) StallCandidates(ctx context.Context, cutoff time.Time, limit int) ([]StallCandidate, error) {
-	rows, err := s.pool.Query(ctx, `SELECT p.id, p.org_id, p.campaign_id, p.last_activity_at, p.chat_id
+// the one GET /stalled-leads lists by (storage's ListStalledLeads).
+func stallCandidates(ctx context.Context, q storage.Querier, cutoff time.Time, limit int) ([]stallCandidate, error) {
+	rows, err := q.Query(ctx, `SELECT p.id, p.org_id, p.campaign_id, p.last_activity_at, p.chat_id
 		FROM prospects p
 		WHERE p.sentiment = 'positive' AND p.last_activity_at < $1
 		  AND p.booked_at IS NULL AND p.converted_at IS NULL AND p.outcome_lost_at IS NULL AND p.status <> 'opted_out'
@@ -32,12 +33,12 @@ func (s *Store) StallCandidates(ctx context.Context, cutoff time.Time, limit int
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[StallCandidate])
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[stallCandidate])
 }
 
-// RecordStall inserts the stall of one silence; false when it was recorded already (another
+// recordStall inserts the stall of one silence; false when it was recorded already (another
 // instance, or the silence ended meanwhile: last_activity_at moved on).
-func (tx *Tx) RecordStall(ctx context.Context, c StallCandidate, now time.Time) (bool, error) {
+func recordStall(ctx context.Context, tx pgx.Tx, c stallCandidate, now time.Time) (bool, error) {
 	tag, err := tx.Exec(ctx, `INSERT INTO stalls (id, org_id, prospect_id, campaign_id, last_activity_at, stalled_at)
 		SELECT $1, $2, $3, $4, $5, $6 FROM prospects p WHERE p.id = $3 AND p.last_activity_at = $5
 		ON CONFLICT (prospect_id, last_activity_at) DO NOTHING`,
@@ -45,9 +46,9 @@ func (tx *Tx) RecordStall(ctx context.Context, c StallCandidate, now time.Time) 
 	return tag.RowsAffected() == 1, err
 }
 
-// DigestOrgsDue lists organizations with at least one campaign that have no digest for day.
-func (s *Store) DigestOrgsDue(ctx context.Context, day time.Time) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT o.id FROM orgs o
+// digestOrgsDue lists organizations with at least one campaign that have no digest for day.
+func digestOrgsDue(ctx context.Context, q storage.Querier, day time.Time) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT o.id FROM orgs o
 		WHERE EXISTS (SELECT 1 FROM campaigns c WHERE c.org_id = o.id)
 		  AND NOT EXISTS (SELECT 1 FROM digest_runs d WHERE d.org_id = o.id AND d.day = $1::date)
 		ORDER BY o.id`, day.Format(time.DateOnly))
@@ -57,37 +58,26 @@ func (s *Store) DigestOrgsDue(ctx context.Context, day time.Time) ([]string, err
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// ClaimDigest records that the organization's digest for day is being sent; false when some
+// claimDigest records that the organization's digest for day is being sent; false when some
 // instance did already.
-func (tx *Tx) ClaimDigest(ctx context.Context, orgID string, day, now time.Time) (bool, error) {
+func claimDigest(ctx context.Context, tx pgx.Tx, orgID string, day, now time.Time) (bool, error) {
 	tag, err := tx.Exec(ctx, `INSERT INTO digest_runs (org_id, day, sent_at) VALUES ($1, $2::date, $3)
 		ON CONFLICT DO NOTHING`, orgID, day.Format(time.DateOnly), now)
 	return tag.RowsAffected() == 1, err
 }
 
-// PeriodCounts sums the eight daily counters of an organization's campaign
-// activity over the UTC days from..to inclusive.
-func (tx *Tx) PeriodCounts(ctx context.Context, orgID string, from, to time.Time) (outreach.ReportStats, error) {
-	var st outreach.ReportStats
-	err := tx.QueryRow(ctx, `SELECT `+activityTotalsSQL+`, coalesce(sum(invites_withdrawn), 0)
-		FROM activity_daily WHERE org_id = $1 AND day >= $2::date AND day <= $3::date`,
-		orgID, from.Format(time.DateOnly), to.Format(time.DateOnly)).
-		Scan(append(activityTotalsDest(&st.ActivityTotals), &st.InvitesWithdrawn)...)
-	return st, err
-}
-
-// ContentOrgs lists organizations with a connected LinkedIn seat, and that seat's name.
-func (s *Store) ContentOrgs(ctx context.Context) ([]LinkedInAccount, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (org_id) `+linkedInAccountColumns+` FROM linkedin_accounts
+// contentOrgs lists organizations with a connected LinkedIn seat, and that seat's name.
+func contentOrgs(ctx context.Context, q storage.Querier) ([]storage.LinkedInAccount, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT ON (org_id) `+storage.LinkedInAccountColumns+` FROM linkedin_accounts
 		WHERE status <> 'disconnected' ORDER BY org_id, created_at, id`)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (LinkedInAccount, error) { return scanLinkedInAccount(r) })
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LinkedInAccount, error) { return storage.ScanLinkedInAccount(r) })
 }
 
-// ClaimContentRun records one piece of simulated content; false when it exists already.
-func (tx *Tx) ClaimContentRun(ctx context.Context, orgID, kind, period string, now time.Time) (bool, error) {
+// claimContentRun records one piece of simulated content; false when it exists already.
+func claimContentRun(ctx context.Context, tx pgx.Tx, orgID, kind, period string, now time.Time) (bool, error) {
 	tag, err := tx.Exec(ctx, `INSERT INTO content_runs (org_id, kind, period, at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT DO NOTHING`, orgID, kind, period, now)
 	return tag.RowsAffected() == 1, err
