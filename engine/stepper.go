@@ -64,7 +64,7 @@ func (s *stepper) invite(ctx context.Context) error {
 	inviteID, err := s.e.li.SendInvite(cctx, s.acc.ProviderAccountID, s.ref(), note)
 	cancel()
 	switch {
-	case err == nil, errors.Is(err, outreach.ErrAlreadyInvited):
+	case err == nil, errors.Is(err, outreach.ErrAlreadyInvited), errors.Is(err, outreach.ErrAlreadyConnected):
 	case seatDown(err):
 		s.out.seatDown = true
 		return nil

@@ -131,15 +131,20 @@ var (
 	// a 5xx): retry with back-off.
 	ErrProviderUnavailable = errors.New("linkedin: provider unavailable")
 
-	ErrUnknownAccount  = errors.New("linkedin: unknown account")
-	ErrUnknownChat     = errors.New("linkedin: unknown chat")
-	ErrUnknownProfile  = errors.New("linkedin: unknown profile")
-	ErrInvalidProfile  = errors.New("linkedin: profile has neither key nor provider id")
-	ErrNotConnected    = errors.New("linkedin: not a 1st-degree connection")
-	ErrAlreadyInvited  = errors.New("linkedin: invitation already pending or accepted")
-	ErrNoPendingInvite = errors.New("linkedin: no pending invitation")
-	ErrNoteTooLong     = fmt.Errorf("linkedin: invitation note longer than %d characters", MaxConnectNoteLen)
-	ErrEmptyMessage    = errors.New("linkedin: empty message")
+	ErrUnknownAccount = errors.New("linkedin: unknown account")
+	ErrUnknownChat    = errors.New("linkedin: unknown chat")
+	ErrUnknownProfile = errors.New("linkedin: unknown profile")
+	ErrInvalidProfile = errors.New("linkedin: profile has neither key nor provider id")
+	ErrNotConnected   = errors.New("linkedin: not a 1st-degree connection")
+	ErrAlreadyInvited = errors.New("linkedin: invitation already pending or accepted")
+	// ErrAlreadyConnected is an invitation to a 1st-degree connection of the seat.
+	ErrAlreadyConnected = errors.New("linkedin: already a 1st-degree connection")
+	ErrNoPendingInvite  = errors.New("linkedin: no pending invitation")
+	ErrNoteTooLong      = fmt.Errorf("linkedin: invitation note longer than %d characters", MaxConnectNoteLen)
+	ErrEmptyMessage     = errors.New("linkedin: empty message")
+	// ErrRefused is any other refusal of the provider's (parameters it will not take, a
+	// recipient who cannot be reached, a feature the seat lacks).
+	ErrRefused = errors.New("linkedin: refused by the provider")
 )
 
 // LinkedInError is a provider's refusal that says when to try again. Kind is one of the errors

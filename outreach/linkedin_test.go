@@ -27,6 +27,8 @@ func TestLinkedInRetryable(t *testing.T) {
 		{"already invited", fmt.Errorf("in:x: %w", ErrAlreadyInvited), false, time.Time{}, ErrAlreadyInvited, false},
 		{"note too long", &LinkedInError{Kind: ErrNoteTooLong, Err: cause}, false, time.Time{}, ErrNoteTooLong, true},
 		{"unknown profile", ErrUnknownProfile, false, time.Time{}, ErrUnknownProfile, false},
+		{"already connected", fmt.Errorf("in:x: %w", ErrAlreadyConnected), false, time.Time{}, ErrAlreadyConnected, false},
+		{"refused", &LinkedInError{Kind: ErrRefused, Err: cause}, false, time.Time{}, ErrRefused, true},
 		{"not a provider error", errors.New("boom"), false, time.Time{}, nil, false},
 	}
 	for _, tt := range tests {
