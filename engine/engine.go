@@ -168,9 +168,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.log.Warn("engine pass", "err", err)
 		}
 		e.ops.pass(st)
-		e.ops.flush(ctx, func(ctx context.Context, since time.Time, limit int) ([]campaignLaunch, time.Time, error) {
-			return campaignLaunches(ctx, e.db, since, limit)
-		})
+		e.ops.flush(ctx, e.launches)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -273,6 +271,11 @@ func (e *Engine) syncAccounts(ctx context.Context) error {
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// launches reads the campaigns launched since a point, for the operator log.
+func (e *Engine) launches(ctx context.Context, since time.Time, limit int) ([]campaignLaunch, time.Time, error) {
+	return campaignLaunches(ctx, e.db, since, limit)
 }
 
 // callCtx bounds one outside call.
