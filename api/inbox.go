@@ -13,29 +13,11 @@ import (
 	"outreachd/storage"
 )
 
-// InboxChat is one live LinkedIn conversation as the provider lists it. The API
-// declares its own type so that it does not import the LinkedIn adapter; cmd adapts.
-type InboxChat struct {
-	ID                 string
-	AttendeeName       string
-	AttendeeProviderID string
-	// ProfileKey is the lead key the service used for the person, when it started the chat.
-	ProfileKey  string
-	UnreadCount int
-	LastMessage *InboxMessage // nil for a chat without messages
-}
-
-// InboxMessage is a chat's last message.
-type InboxMessage struct {
-	Text   string
-	At     time.Time
-	FromMe bool
-}
-
-// InboxReader reads a LinkedIn account's chats live, most recent first; providerAccountID is
-// the provider's id of the seat, limit <= 0 means all.
+// InboxReader reads a LinkedIn account's chats live, most recent first, in the LinkedIn port's
+// words (a LinkedIn provider implements it as it is); providerAccountID is the provider's id of
+// the seat, limit <= 0 means all.
 type InboxReader interface {
-	ListChats(ctx context.Context, providerAccountID string, limit int) ([]InboxChat, error)
+	ListChats(ctx context.Context, providerAccountID string, limit int) ([]outreach.Chat, error)
 }
 
 const (
@@ -66,7 +48,7 @@ type inboxItemJSON struct {
 
 type accountChat struct {
 	accountID string
-	chat      InboxChat
+	chat      outreach.Chat
 }
 
 // getInbox is GET /inbox: the live conversations of the organization's first five connected
@@ -144,7 +126,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readInboxes(ctx context.Context, accounts []storage.InboxAccount, perAccount int) ([]accountChat, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, inboxReadTimeout)
 	defer cancel()
-	lists := make([][]InboxChat, len(accounts))
+	lists := make([][]outreach.Chat, len(accounts))
 	errs := make([]error, len(accounts))
 	var wg sync.WaitGroup
 	for i, a := range accounts {

@@ -335,7 +335,7 @@ func TestInboxLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.NewServer(st, api.Deps{Inbox: linkedin.ForInbox{P: sim}}, api.Config{PublicURL: "https://outreach.example.com"})
+	srv, err := api.NewServer(st, api.Deps{Inbox: sim}, api.Config{PublicURL: "https://outreach.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestInboxLive(t *testing.T) {
 		accs, _ := sim.Accounts(ctx)
 		return accs[i-1].ID
 	}
-	talk := func(seat int, ref linkedin.ProfileRef, text string) {
+	talk := func(seat int, ref outreach.ProfileRef, text string) {
 		t.Helper()
 		if _, err := sim.SendInvite(ctx, accID(seat), ref, ""); err != nil {
 			t.Fatal(err)
@@ -386,10 +386,10 @@ func TestInboxLive(t *testing.T) {
 		}
 		clock.Advance(time.Minute)
 	}
-	talk(1, linkedin.ProfileRef{ProfileKey: "in:carla", Name: "Carla"}, "hello from carla")
-	talk(7, linkedin.ProfileRef{ProfileKey: "in:frank", Name: "Frank"}, "seat seven is not read")
-	talk(2, linkedin.ProfileRef{ProviderID: member, Name: "Mo"}, "known by member id")
-	talk(6, linkedin.ProfileRef{ProfileKey: "in:stranger", Name: "Stranger"}, "who are you")
+	talk(1, outreach.ProfileRef{ProfileKey: "in:carla", Name: "Carla"}, "hello from carla")
+	talk(7, outreach.ProfileRef{ProfileKey: "in:frank", Name: "Frank"}, "seat seven is not read")
+	talk(2, outreach.ProfileRef{ProviderID: member, Name: "Mo"}, "known by member id")
+	talk(6, outreach.ProfileRef{ProfileKey: "in:stranger", Name: "Stranger"}, "who are you")
 
 	type item map[string]any
 	get := func(t *testing.T, q string) []item {

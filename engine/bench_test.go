@@ -40,7 +40,7 @@ func BenchmarkEnginePass(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.ConnectLinkedInAccount(ctx, org.ID, "Bench Seller", pa.ID); err != nil {
+	if _, err := engine.ConnectSeat(ctx, st.Pool(), org.ID, "Bench Seller", pa.ID); err != nil {
 		b.Fatal(err)
 	}
 	sched, _ := json.Marshal(outreach.DefaultSchedule())
@@ -64,7 +64,7 @@ func BenchmarkEnginePass(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d campaigns x %d prospects in %s", campaigns, perCampaign, time.Since(seedStart).Round(time.Millisecond))
-	eng, err := engine.New(st, linkedin.ForEngine{Sim: sim}, draftAdapter{drafter.Builtin{}}, clock, nil, engine.Config{PublicURL: "https://bench"})
+	eng, err := engine.New(st, sim, draftAdapter{drafter.Builtin{}}, clock, nil, engine.Config{PublicURL: "https://bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,18 +25,18 @@ func (e *Engine) sendDigests(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	day := today.AddDate(0, 0, -1)
-	orgs, err := e.store.DigestOrgsDue(ctx, day)
+	orgs, err := digestOrgsDue(ctx, e.db, day)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, org := range orgs {
 		err := e.store.InTx(ctx, func(tx *storage.Tx) error {
-			ok, err := tx.ClaimDigest(ctx, org, day, now)
+			ok, err := claimDigest(ctx, tx, org, day, now)
 			if err != nil || !ok {
 				return err
 			}
-			stats, err := tx.PeriodCounts(ctx, org, day, day)
+			stats, err := storage.PeriodCounts(ctx, tx, org, day, day)
 			if err != nil {
 				return err
 			}

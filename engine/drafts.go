@@ -46,7 +46,7 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		d.Text = &t
 	}
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
-		n, err := tx.LockNeedsHuman(ctx, d.OrgID, d.ItemID)
+		n, err := lockNeedsHuman(ctx, tx, d.OrgID, d.ItemID)
 		if err != nil {
 			return err
 		}
@@ -64,20 +64,20 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		due := now.Add(time.Duration(float64(approvalGrace) * e.cfg.ClockSpeed))
 		released := false
 		if n.DraftID != nil {
-			if released, err = tx.ReleaseDraft(ctx, *n.DraftID, text, due, now); err != nil {
+			if released, err = releaseDraft(ctx, tx, *n.DraftID, text, due, now); err != nil {
 				return err
 			}
 		}
 		if !released { // an item without a held draft (or whose draft is gone): a new one
 			id := outreach.NewID("drf")
-			if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
+			if err := insertDraft(ctx, tx, replyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
 				ChatID: n.ChatID, Text: text, AutoSendAt: &due}); err != nil {
 				return err
 			}
 			n.DraftID = &id
 		}
 		out = outreach.DraftOutcome{ItemID: n.ID, DraftID: *n.DraftID, ChatID: n.ChatID, Text: text, At: now}
-		return tx.ResolveNeedsHuman(ctx, n.ID, "approved", d.Actor, now)
+		return resolveNeedsHuman(ctx, tx, n.ID, "approved", d.Actor, now)
 	})
 	if err != nil {
 		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: %w", err)
@@ -86,7 +86,7 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		// The item is closed and the draft due: the engine's loop retries the send.
 		e.log.Warn("engine: approved draft not sent yet", "draft", out.DraftID, "err", err)
 	}
-	st, err := e.store.DraftStatus(context.WithoutCancel(ctx), out.DraftID)
+	st, err := draftStatus(context.WithoutCancel(ctx), e.db, out.DraftID)
 	if err != nil {
 		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: read its status: %w", err)
 	}
@@ -105,7 +105,7 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 func (e *Engine) DismissDraft(ctx context.Context, d outreach.DraftDecision) (outreach.DraftOutcome, error) {
 	var out outreach.DraftOutcome
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
-		n, err := tx.LockNeedsHuman(ctx, d.OrgID, d.ItemID)
+		n, err := lockNeedsHuman(ctx, tx, d.OrgID, d.ItemID)
 		if err != nil {
 			return err
 		}
@@ -116,11 +116,11 @@ func (e *Engine) DismissDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		out = outreach.DraftOutcome{ItemID: n.ID, ChatID: n.ChatID, Status: outreach.DraftDismissed, Text: n.AIDraft, At: now}
 		if n.DraftID != nil {
 			out.DraftID = *n.DraftID
-			if err := tx.SetDraftStatus(ctx, *n.DraftID, "dismissed", now); err != nil {
+			if err := setDraftStatus(ctx, tx, *n.DraftID, "dismissed", now); err != nil {
 				return err
 			}
 		}
-		return tx.ResolveNeedsHuman(ctx, n.ID, "dismissed", d.Actor, now)
+		return resolveNeedsHuman(ctx, tx, n.ID, "dismissed", d.Actor, now)
 	})
 	if err != nil {
 		return outreach.DraftOutcome{}, fmt.Errorf("dismiss draft: %w", err)

@@ -8,16 +8,29 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"outreachd/outreach"
 	"outreachd/storage"
 )
+
+// Store is what the engine needs of package storage (*storage.Store is one): business
+// transactions that commit with the events they emit, and the pool its own queries run on
+// outside one. The engine's SQL is its own (the db_*.go files).
+type Store interface {
+	InTx(ctx context.Context, fn func(*storage.Tx) error) error
+	Pool() *pgxpool.Pool
+}
 
 // Config tunes the outreach engine. Zero values take the defaults in brackets.
 type Config struct {
 	// PublicURL is the service's origin, for inbox, reconnect and report links.
 	PublicURL string
-	// ProviderName keys the provider's poll cursor. A simulator's reports start again from 1
-	// when the process restarts, so its name must be unique per process ["provider"].
+	// ProviderName names the provider's report sequence: the poll cursor and the stored reports
+	// are kept under it, so every process reading the same sequence passes the same name. The
+	// simulator's sequence is its world's (rebuilt from the world's journal at each start, under
+	// the same numbers), so the simulator's world name is passed; one serving process owns a
+	// simulated world ["provider"].
 	ProviderName string
 	// InstanceID names this engine among running instances [a fresh id].
 	InstanceID string
@@ -104,9 +117,10 @@ func (c Config) Validate() error {
 // it causes commit in one transaction; campaigns are leased and rows locked, so several
 // instances share the work without acting twice.
 type Engine struct {
-	store   *storage.Store
-	li      LinkedIn // nil in the admin CLI, which only handles reports
-	op      Operator // non-nil when li is a simulator that can re-enact operator reports
+	store   Store
+	db      storage.Querier // store's pool
+	li      LinkedIn        // nil in the admin CLI, which only handles reports
+	op      Operator        // non-nil when li is a simulator that can re-enact operator reports
 	drafter Drafter
 	clock   outreach.Clock
 	log     *slog.Logger
@@ -121,7 +135,7 @@ type Engine struct {
 
 // New builds an engine. li may be nil for an engine that only handles reports (the CLI);
 // when li also implements Operator, operator reports are re-enacted on it.
-func New(store *storage.Store, li LinkedIn, drafter Drafter, clock outreach.Clock, log *slog.Logger, cfg Config) (*Engine, error) {
+func New(store Store, li LinkedIn, drafter Drafter, clock outreach.Clock, log *slog.Logger, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -132,7 +146,7 @@ func New(store *storage.Store, li LinkedIn, drafter Drafter, clock outreach.Cloc
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{store: store, li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
+	e := &Engine{store: store, db: store.Pool(), li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
 		ops: newOpLog(log, cfg.ActivityLogEvery)}
 	if op, ok := li.(Operator); ok && li != nil {
 		e.op = op
@@ -144,9 +158,9 @@ func New(store *storage.Store, li LinkedIn, drafter Drafter, clock outreach.Cloc
 func (e *Engine) Run(ctx context.Context) error {
 	t := time.NewTicker(e.cfg.Tick)
 	defer t.Stop()
-	defer func() { _ = e.store.EngineGone(context.WithoutCancel(ctx), e.cfg.InstanceID) }()
+	defer func() { _ = gone(context.WithoutCancel(ctx), e.db, e.cfg.InstanceID) }()
 	for {
-		if err := e.store.EngineHeartbeat(ctx, e.cfg.InstanceID, e.clock.Now(), e.cfg.ClockSpeed); err != nil && ctx.Err() == nil {
+		if err := heartbeat(ctx, e.db, e.cfg.InstanceID, e.clock.Now(), e.cfg.ClockSpeed); err != nil && ctx.Err() == nil {
 			e.log.Warn("engine heartbeat", "err", err)
 		}
 		st, err := e.Pass(ctx)
@@ -154,7 +168,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.log.Warn("engine pass", "err", err)
 		}
 		e.ops.pass(st)
-		e.ops.flush(ctx, e.store)
+		e.ops.flush(ctx, e.launches)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -195,8 +209,8 @@ func (e *Engine) Pass(ctx context.Context) (PassStats, error) {
 	n, err := e.ProcessReports(ctx)
 	st.Reports = n
 	note("reports", err)
-	note("lift rate limits", e.store.LiftRateLimits(ctx, e.clock.Now()))
-	st.Admitted, err = e.store.AdmitProspects(ctx, e.clock.Now())
+	note("lift rate limits", liftRateLimits(ctx, e.db, e.clock.Now()))
+	st.Admitted, err = admitProspects(ctx, e.db, e.clock.Now())
 	note("admit", err)
 	note("sequencer", e.runSequencer(ctx, &st))
 	st.Replies, err = e.sendDrafts(ctx)
@@ -218,7 +232,7 @@ func (e *Engine) syncAccounts(ctx context.Context) error {
 	if e.li == nil {
 		return nil
 	}
-	accs, err := e.store.AllLinkedInAccounts(ctx)
+	accs, err := Seats(ctx, e.db)
 	if err != nil {
 		return err
 	}
@@ -257,6 +271,11 @@ func (e *Engine) syncAccounts(ctx context.Context) error {
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// launches reads the campaigns launched since a point, for the operator log.
+func (e *Engine) launches(ctx context.Context, since time.Time, limit int) ([]campaignLaunch, time.Time, error) {
+	return campaignLaunches(ctx, e.db, since, limit)
 }
 
 // callCtx bounds one outside call.

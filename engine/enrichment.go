@@ -88,15 +88,22 @@ func (c EnrichmentConfig) Validate() error {
 // filter_verdict and lead_accepted or lead_rejected in one transaction per batch. Several
 // workers, in one process or many, share the queue (storage claims with SKIP LOCKED).
 type EnrichmentWorker struct {
-	store    *storage.Store
+	store    LeadQueue
 	enricher Enricher
 	log      *slog.Logger
 	cfg      EnrichmentConfig
 	now      func() time.Time
 }
 
+// LeadQueue is the queue of pushed leads awaiting enrichment (*storage.Store is one): it claims
+// up to limit of them, hands them to resolve with no transaction open, and records what resolve
+// decided, returning how many it claimed.
+type LeadQueue interface {
+	EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []storage.PendingLead) ([]storage.LeadResolution, error)) (int, error)
+}
+
 // NewEnrichmentWorker builds the worker.
-func NewEnrichmentWorker(store *storage.Store, enricher Enricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
+func NewEnrichmentWorker(store LeadQueue, enricher Enricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -15,8 +15,8 @@ import (
 )
 
 // The engine's tests run it in-process on a fresh database, against the LinkedIn simulator on a
-// VirtualClock that only moves when a test advances it, reached through adapters/linkedin's
-// ForEngine as `serve` does (the engine package itself must not import adapters; its tests may).
+// VirtualClock that only moves when a test advances it, plugged in as `serve` does (the engine
+// package itself must not import adapters; its tests may).
 
 // monday is a Monday morning in November 2026 (after the 2026-07-02 sentiment cut-off).
 var monday = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
@@ -73,7 +73,7 @@ func newWorld(t *testing.T, start time.Time, opt worldOpt) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.acc, err = st.ConnectLinkedInAccount(ctx, w.org, "Sam Seller", pa.ID); err != nil {
+	if w.acc, err = engine.ConnectSeat(ctx, st.Pool(), w.org, "Sam Seller", pa.ID); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -84,7 +84,7 @@ func (w *world) newEngine(d engine.Drafter, cfg engine.Config) *engine.Engine {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "https://app.test"
 	}
-	e, err := engine.New(w.st, linkedin.ForEngine{Sim: w.sim}, d, w.clock, nil, cfg)
+	e, err := engine.New(w.st, w.sim, d, w.clock, nil, cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -162,9 +162,9 @@ func (w *world) push(campaignID string, handles ...string) []string {
 	return ids
 }
 
-func (w *world) prospect(id string) storage.EngineProspect {
+func (w *world) prospect(id string) engine.EngineProspect {
 	w.t.Helper()
-	p, err := w.st.GetEngineProspect(w.ctx, id)
+	p, err := engine.GetEngineProspect(w.ctx, w.st.Pool(), id)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -8,19 +8,32 @@ import (
 	"outreachd/outreach"
 )
 
-// LinkedIn is what the engine asks of a LinkedIn provider (a hosted API or the simulator in
-// adapters/linkedin, adapted in cmd). Account ids here are the provider's.
+// LinkedIn is what the engine asks of a LinkedIn provider, in the port's words of package
+// outreach: the simulator (adapters/linkedin) or a hosted LinkedIn API implements it as it is,
+// and cmd/outreachd plugs the configured one in. Account ids here are the provider's.
 type LinkedIn interface {
-	Accounts(ctx context.Context) ([]ProviderAccount, error)
-	ConnectAccount(ctx context.Context, orgID, name string) (ProviderAccount, error)
-	SendInvite(ctx context.Context, accountID string, profile ProfileRef, note string) error
-	WithdrawInvite(ctx context.Context, accountID string, profile ProfileRef) error
+	// Accounts lists the seats the provider has, with their current status.
+	Accounts(ctx context.Context) ([]outreach.ProviderAccount, error)
+	// ConnectAccount links a seat to an organization; connecting one already linked reconnects it.
+	ConnectAccount(ctx context.Context, orgID, name string) (outreach.ProviderAccount, error)
+	// AccountHealth is a seat's status and what it did today and this week.
+	AccountHealth(ctx context.Context, accountID string) (outreach.AccountHealth, error)
+	// LookUpProfile resolves a person (a handle, a URL's key, or a member id) to the member id
+	// invitations and messages are addressed to, with what the provider knows of them.
+	LookUpProfile(ctx context.Context, accountID string, profile outreach.ProfileRef) (outreach.MemberProfile, error)
+	// SendInvite sends a connection request with an optional note and returns the invitation's id.
+	SendInvite(ctx context.Context, accountID string, profile outreach.ProfileRef, note string) (inviteID string, err error)
+	// WithdrawInvite withdraws the pending invitation inviteID (what SendInvite returned; "" when
+	// it is not known) sent to profile.
+	WithdrawInvite(ctx context.Context, accountID, inviteID string, profile outreach.ProfileRef) error
 	// SendMessage writes into a chat (chatOrProfile is a chat id) or starts one with a
-	// connection (a profile key).
+	// connection (a profile key or member id).
 	SendMessage(ctx context.Context, accountID, chatOrProfile, text string) (chatID, messageID string, err error)
-	Messages(ctx context.Context, chatID string) ([]ProviderMessage, error)
-	// Poll returns reports with Seq > after, oldest first.
-	Poll(ctx context.Context, after int64, limit int) ([]Report, error)
+	// Messages returns a chat's messages, oldest first.
+	Messages(ctx context.Context, chatID string) ([]outreach.ChatMessage, error)
+	// Poll returns the reports with Seq > after, oldest first, at most limit (<= 0: all): the
+	// one path by which LinkedIn's events reach the engine.
+	Poll(ctx context.Context, after int64, limit int) ([]outreach.LinkedInReport, error)
 }
 
 // Operator is implemented by a simulated LinkedIn that can re-enact what an operator reports
@@ -35,68 +48,17 @@ type Operator interface {
 	InjectSalesNav(accountID string, lapsed bool) error
 }
 
-// Provider errors the engine decides on; an adapter wraps its own errors with these.
-var (
-	ErrRateLimited     = errors.New("linkedin: seat rate limited")
-	ErrAccountDown     = errors.New("linkedin: seat disconnected")
-	ErrNotConnected    = errors.New("linkedin: not a 1st-degree connection or unknown person")
-	ErrAlreadyInvited  = errors.New("linkedin: invite pending or accepted already")
-	ErrNoPendingInvite = errors.New("linkedin: no pending invite")
-	ErrUnknownChat     = errors.New("linkedin: unknown chat")
-	ErrUnknownAccount  = errors.New("linkedin: unknown account")
-)
-
-// ProviderAccount is a seat as the provider knows it.
-type ProviderAccount struct {
-	ID    string
-	OrgID string
-	Name  string
+// seatDown reports a provider error that stops the seat for now: rate limited or disconnected.
+func seatDown(err error) bool {
+	return errors.Is(err, outreach.ErrRateLimited) || errors.Is(err, outreach.ErrAccountDisconnected)
 }
 
-// ProfileRef names a person to the provider: the lead key, and what else is known.
-type ProfileRef struct {
-	ProfileKey       string
-	ProviderID       string
-	PublicIdentifier string
-	Name             string
+// notConnected reports a person the seat cannot write to: no connection, or unknown to it.
+func notConnected(err error) bool {
+	return errors.Is(err, outreach.ErrNotConnected) || errors.Is(err, outreach.ErrUnknownProfile)
 }
 
-// ProviderMessage is one message of a chat.
-type ProviderMessage struct {
-	ID     string
-	ChatID string
-	Text   string
-	At     time.Time
-	FromMe bool
-}
-
-// Report kinds, the strings of adapters/linkedin.ReportKind.
-const (
-	ReportInviteAccepted      = "invite_accepted"
-	ReportMessageReceived     = "message_received"
-	ReportAccountDisconnected = "account_disconnected"
-	ReportAccountRateLimited  = "account_rate_limited"
-	ReportAccountReconnected  = "account_reconnected"
-	ReportSalesNavUnavailable = "sales_nav_unavailable"
-	ReportSalesNavRestored    = "sales_nav_restored"
-)
-
-// Report is one fact the provider reported (adapters/linkedin.Report).
-type Report struct {
-	Seq           int64
-	Kind          string
-	AccountID     string
-	ProfileKey    string
-	ProviderID    string
-	AttendeeName  string
-	ChatID        string
-	MessageID     string
-	Text          string
-	CooldownHours int
-	At            time.Time
-}
-
-// Drafter proposes a reply to a person's message (adapters/drafter, adapted in cmd).
+// Drafter proposes a reply to a person's message (adapters/drafter, adapted in cmd/outreachd).
 type Drafter interface {
 	Draft(ctx context.Context, in DraftInput) (string, error)
 }

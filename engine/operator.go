@@ -14,7 +14,7 @@ import (
 
 // OperatorReport is one `admin simulate ...` command: LinkedIn, as the operator tells it.
 type OperatorReport struct {
-	Kind       string // one of the Report* kinds
+	Kind       outreach.LinkedInReportKind
 	ProspectID string // invite_accepted, message_received
 	AccountID  string // our seat id, for the account kinds
 	Text       string // message_received
@@ -28,23 +28,23 @@ const maxOperatorText = 8000
 // serving engine when one is alive (within wait), else right here through the same handler.
 func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Duration) (map[string]any, error) {
 	at := e.clock.Now()
-	if t, ok, err := e.store.EngineClock(ctx); err == nil && ok {
+	if t, ok, err := ServingClock(ctx, e.db); err == nil && ok {
 		at = t
 	}
-	row := storage.ProviderReport{Kind: in.Kind, At: at}
+	row := reportRow{Kind: in.Kind, At: at}
 	switch in.Kind {
-	case ReportInviteAccepted, ReportMessageReceived:
+	case outreach.ReportInviteAccepted, outreach.ReportMessageReceived:
 		if err := e.prospectReport(ctx, in, &row); err != nil {
 			return nil, err
 		}
-	case ReportAccountDisconnected, ReportAccountReconnected, ReportAccountRateLimited,
-		ReportSalesNavUnavailable, ReportSalesNavRestored:
-		acc, err := e.store.GetLinkedInAccount(ctx, in.AccountID)
+	case outreach.ReportAccountDisconnected, outreach.ReportAccountReconnected, outreach.ReportAccountRateLimited,
+		outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored:
+		acc, err := getSeat(ctx, e.db, in.AccountID)
 		if err != nil {
 			return nil, err
 		}
 		row.OrgID, row.AccountID, row.ProviderAccountID = acc.OrgID, acc.ID, acc.ProviderAccountID
-		if in.Kind == ReportAccountRateLimited {
+		if in.Kind == outreach.ReportAccountRateLimited {
 			if in.Cooldown < 0 {
 				return nil, outreach.Invalidf("--cooldown must be positive")
 			}
@@ -56,7 +56,7 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 	default:
 		return nil, outreach.Invalidf("unknown report kind %q", in.Kind)
 	}
-	id, err := e.store.InsertOperatorReport(ctx, row)
+	id, err := insertOperatorReport(ctx, e.db, row)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +66,14 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 	if _, err := e.handle(ctx, id); err != nil {
 		return nil, err
 	}
-	r, err := e.store.GetReport(ctx, id)
+	r, err := getReport(ctx, e.db, id)
 	if err != nil {
 		return nil, err
 	}
 	switch r.State {
-	case storage.ReportFailed:
+	case reportFailed:
 		return nil, fmt.Errorf("report not applied: %s", r.Error)
-	case storage.ReportNew:
+	case reportNew:
 		return nil, errors.New("report is still being handled by another process; look again shortly")
 	}
 	if r.Result == nil {
@@ -84,8 +84,8 @@ func (e *Engine) Simulate(ctx context.Context, in OperatorReport, wait time.Dura
 
 // prospectReport fills an invite_accepted or message_received row for in.ProspectID: its
 // organization, the seat that works the prospect, and the checked message text.
-func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *storage.ProviderReport) error {
-	if in.Kind == ReportMessageReceived {
+func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *reportRow) error {
+	if in.Kind == outreach.ReportMessageReceived {
 		text := strings.TrimSpace(in.Text)
 		if text == "" {
 			return outreach.Invalidf("--text is required and must not be blank")
@@ -95,21 +95,21 @@ func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *sto
 		}
 		row.Text = in.Text
 	}
-	p, err := e.store.GetEngineProspect(ctx, in.ProspectID)
+	p, err := getEngineProspect(ctx, e.db, in.ProspectID)
 	if err != nil {
 		return err
 	}
 	var acc storage.LinkedInAccount
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+		c, err := getEngineCampaign(ctx, tx, p.CampaignID)
 		if err != nil {
 			return err
 		}
-		acc, err = tx.PickSendingAccount(ctx, p.OrgID, p.AccountID, c.AccountIDs)
+		acc, err = pickSendingSeat(ctx, tx, p.OrgID, p.AccountID, c.AccountIDs)
 		return err
 	})
 	if errors.Is(err, outreach.ErrNotFound) {
-		return storage.ErrNoAccount
+		return ErrNoAccount
 	}
 	if err != nil {
 		return err
@@ -121,17 +121,17 @@ func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *sto
 
 // awaitServingEngine gives a serving engine, when one is alive, up to wait to handle report id.
 func (e *Engine) awaitServingEngine(ctx context.Context, id int64, wait time.Duration) error {
-	alive, err := e.store.EngineAlive(ctx, 3*time.Second)
+	alive, err := servingAlive(ctx, e.db, 3*time.Second)
 	if err != nil || !alive {
 		return nil
 	}
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		r, err := e.store.GetReport(ctx, id)
+		r, err := getReport(ctx, e.db, id)
 		if err != nil {
 			return err
 		}
-		if r.State != storage.ReportNew {
+		if r.State != reportNew {
 			return nil
 		}
 		select {
@@ -149,14 +149,14 @@ func (e *Engine) awaitServingEngine(ctx context.Context, id int64, wait time.Dur
 // database when the row stops being new. A message the simulator cannot re-enact is applied
 // from the row. It returns false when another process had the row.
 func (e *Engine) forward(ctx context.Context, id int64) (bool, error) {
-	r, err := e.store.GetReport(ctx, id)
-	if err != nil || r.State != storage.ReportNew {
+	r, err := getReport(ctx, e.db, id)
+	if err != nil || r.State != reportNew {
 		return false, err
 	}
 	var plan replyPlan
 	claimedAny := false
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		claimed, ok, err := tx.ClaimReport(ctx, id)
+		claimed, ok, err := claimReport(ctx, tx, id)
 		if err != nil || !ok {
 			return err
 		}
@@ -169,14 +169,14 @@ func (e *Engine) forward(ctx context.Context, id int64) (bool, error) {
 			if _, err := e.handleNew(ctx); err != nil {
 				return err
 			}
-			if claimed.Kind == ReportMessageReceived {
-				return tx.FinishReport(ctx, id, storage.ReportForwarded, res, "", e.clock.Now())
+			if claimed.Kind == outreach.ReportMessageReceived {
+				return finishReport(ctx, tx, id, reportForwarded, res, "", e.clock.Now())
 			}
 		}
 		if err := e.resolveOperator(ctx, &claimed); err != nil {
-			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+			return finishReport(ctx, tx, id, reportFailed, nil, err.Error(), e.clock.Now())
 		}
-		if claimed.Kind == ReportMessageReceived {
+		if claimed.Kind == outreach.ReportMessageReceived {
 			if acc, err := e.accountOf(ctx, claimed); err == nil {
 				plan = e.planReply(ctx, claimed, acc)
 			}
@@ -186,44 +186,44 @@ func (e *Engine) forward(ctx context.Context, id int64) (bool, error) {
 			if !permanent(err) {
 				return err
 			}
-			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+			return finishReport(ctx, tx, id, reportFailed, nil, err.Error(), e.clock.Now())
 		}
 		for k, v := range got {
 			if _, set := res[k]; !set {
 				res[k] = v
 			}
 		}
-		return tx.FinishReport(ctx, id, storage.ReportHandled, res, "", e.clock.Now())
+		return finishReport(ctx, tx, id, reportHandled, res, "", e.clock.Now())
 	})
 	return claimedAny, err
 }
 
 // reenact plays an operator row on the simulator; injected reports whether the simulator took
 // it (and so reported it itself).
-func (e *Engine) reenact(ctx context.Context, r storage.ProviderReport) (map[string]any, bool) {
+func (e *Engine) reenact(ctx context.Context, r reportRow) (map[string]any, bool) {
 	res := map[string]any{}
-	ref := ProfileRef{ProfileKey: r.ProfileKey, Name: r.AttendeeName}
+	ref := outreach.ProfileRef{ProfileKey: r.ProfileKey, Name: r.AttendeeName}
 	var err error
 	switch r.Kind {
-	case ReportInviteAccepted:
+	case outreach.ReportInviteAccepted:
 		if err = e.op.InjectAccept(r.ProfileKey); err != nil {
 			err = e.resyncConnection(ctx, r.ProviderAccountID, ref)
 		}
-	case ReportMessageReceived:
+	case outreach.ReportMessageReceived:
 		var chat string
 		chat, err = e.op.InjectReply(r.ProfileKey, r.Text)
 		if err != nil && e.resyncConnection(ctx, r.ProviderAccountID, ref) == nil {
 			chat, err = e.op.InjectReply(r.ProfileKey, r.Text)
 		}
 		res["chat_id"] = chat
-	case ReportAccountDisconnected:
+	case outreach.ReportAccountDisconnected:
 		err = e.op.InjectDisconnect(r.ProviderAccountID)
-	case ReportAccountReconnected:
+	case outreach.ReportAccountReconnected:
 		err = e.op.InjectReconnect(r.ProviderAccountID)
-	case ReportAccountRateLimited:
+	case outreach.ReportAccountRateLimited:
 		err = e.op.InjectRateLimit(r.ProviderAccountID, time.Duration(r.CooldownHours)*time.Hour)
-	case ReportSalesNavUnavailable, ReportSalesNavRestored:
-		err = e.op.InjectSalesNav(r.ProviderAccountID, r.Kind == ReportSalesNavUnavailable)
+	case outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored:
+		err = e.op.InjectSalesNav(r.ProviderAccountID, r.Kind == outreach.ReportSalesNavUnavailable)
 	}
 	if err != nil {
 		e.log.Info("engine: simulator could not re-enact an operator report; applying it directly", "report", r.ID, "err", err)

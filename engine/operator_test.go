@@ -10,7 +10,6 @@ import (
 	"outreachd/engine"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // cliEngine is the engine the admin CLI builds: no provider, reports only.
@@ -33,16 +32,16 @@ func TestSimulateWithoutServingEngine(t *testing.T) {
 	w.pass() // invited
 	cli := w.cliEngine()
 	n := len(w.events())
-	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: pid}, time.Second); err != nil {
+	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportInviteAccepted, ProspectID: pid}, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	wantKinds(t, w.since(n), "connection_accepted")
 	// Accepting again changes nothing.
-	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: pid}, time.Second); err != nil {
+	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportInviteAccepted, ProspectID: pid}, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	wantKinds(t, w.since(n), "connection_accepted")
-	res, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportMessageReceived, ProspectID: pid,
+	res, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportMessageReceived, ProspectID: pid,
 		Text: "Can you email me at fay@example.com?"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -83,17 +82,17 @@ func TestSimulateForwardedToServingEngine(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- serving.Run(ctx) }()
 	testenv.EventuallyTrue(t, 10*time.Second, "the serving engine to say it is alive", func() bool {
-		alive, _ := w.st.EngineAlive(w.ctx, time.Second)
+		alive, _ := engine.ServingAlive(w.ctx, w.st.Pool(), time.Second)
 		return alive
 	})
 	cli := w.cliEngine()
-	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: pid}, 10*time.Second); err != nil {
+	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportInviteAccepted, ProspectID: pid}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if p := w.prospect(pid); p.Status != "connected" {
 		t.Fatalf("status after simulate accept: %s", p.Status)
 	}
-	res, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportMessageReceived, ProspectID: pid,
+	res, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportMessageReceived, ProspectID: pid,
 		Text: "Is this an automated message?"}, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +129,9 @@ func TestSimulateErrors(t *testing.T) {
 		in   engine.OperatorReport
 		want error
 	}{
-		{"unknown prospect", engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: "prs_nope"}, outreach.ErrNotFound},
-		{"blank reply", engine.OperatorReport{Kind: engine.ReportMessageReceived, ProspectID: pid, Text: "  "}, outreach.ErrInvalid},
-		{"unknown account", engine.OperatorReport{Kind: engine.ReportAccountDisconnected, AccountID: "acc_nope"}, outreach.ErrNotFound},
+		{"unknown prospect", engine.OperatorReport{Kind: outreach.ReportInviteAccepted, ProspectID: "prs_nope"}, outreach.ErrNotFound},
+		{"blank reply", engine.OperatorReport{Kind: outreach.ReportMessageReceived, ProspectID: pid, Text: "  "}, outreach.ErrInvalid},
+		{"unknown account", engine.OperatorReport{Kind: outreach.ReportAccountDisconnected, AccountID: "acc_nope"}, outreach.ErrNotFound},
 		{"unknown kind", engine.OperatorReport{Kind: "teleport"}, outreach.ErrInvalid},
 	}
 	for _, c := range cases {
@@ -145,7 +144,7 @@ func TestSimulateErrors(t *testing.T) {
 	}
 	// An organization without a seat cannot receive anything.
 	w.exec(`DELETE FROM linkedin_accounts`)
-	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportInviteAccepted, ProspectID: pid}, time.Second); !errors.Is(err, storage.ErrNoAccount) {
+	if _, err := cli.Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportInviteAccepted, ProspectID: pid}, time.Second); !errors.Is(err, engine.ErrNoAccount) {
 		t.Fatalf("no seat: %v", err)
 	}
 }
@@ -162,7 +161,7 @@ func TestSimulateBeforeAnyInvite(t *testing.T) {
 	}
 	pid := w.push(cid, "ivy")[0]
 	n := len(w.events())
-	if _, err := w.cliEngine().Simulate(w.ctx, engine.OperatorReport{Kind: engine.ReportMessageReceived, ProspectID: pid,
+	if _, err := w.cliEngine().Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportMessageReceived, ProspectID: pid,
 		Text: "Sounds interesting, tell me more."}, time.Second); err != nil {
 		t.Fatal(err)
 	}

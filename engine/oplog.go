@@ -6,8 +6,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"outreachd/storage"
 )
 
 // What the engine tells an operator at info level: campaigns launched (by whichever process)
@@ -67,8 +65,12 @@ func (o *opLog) pass(st PassStats) {
 	o.reports += st.Reports
 }
 
-// flush writes the interval's lines when the interval has passed; milestones come from store.
-func (o *opLog) flush(ctx context.Context, store milestoneReader) {
+// launchReader reads the campaigns launched since a point (campaignLaunches).
+type launchReader func(ctx context.Context, since time.Time, limit int) ([]campaignLaunch, time.Time, error)
+
+// flush writes the interval's lines when the interval has passed; milestones (the campaigns
+// launched) come from launches, when there is one.
+func (o *opLog) flush(ctx context.Context, launches launchReader) {
 	o.mu.Lock()
 	now := o.now()
 	first := o.last.IsZero()
@@ -81,8 +83,8 @@ func (o *opLog) flush(ctx context.Context, store milestoneReader) {
 		// The first call starts the first interval: counts so far are carried into it, and
 		// launches are logged from now on (not those before this process started).
 		o.mu.Unlock()
-		if store != nil {
-			if _, dbNow, err := store.CampaignLaunches(ctx, time.Time{}, 0); err == nil {
+		if launches != nil {
+			if _, dbNow, err := launches(ctx, time.Time{}, 0); err == nil {
 				o.mu.Lock()
 				o.since = dbNow
 				o.mu.Unlock()
@@ -94,8 +96,8 @@ func (o *opLog) flush(ctx context.Context, store milestoneReader) {
 	o.camps, o.replies, o.stalls, o.reports = map[string]*campTally{}, 0, 0, 0
 	o.mu.Unlock()
 
-	if store != nil {
-		ms, dbNow, err := store.CampaignLaunches(ctx, since, maxCampaignLines+1)
+	if launches != nil {
+		ms, dbNow, err := launches(ctx, since, maxCampaignLines+1)
 		if err == nil {
 			for i, m := range ms {
 				if i == maxCampaignLines {
@@ -137,9 +139,4 @@ func (o *opLog) flush(ctx context.Context, store milestoneReader) {
 // completed logs a campaign the engine completed (once per campaign, as completion is).
 func (o *opLog) completed(campaignID, orgID string) {
 	o.log.Info("campaign completed", "campaign", campaignID, "org", orgID)
-}
-
-// milestoneReader is the store's CampaignLaunches.
-type milestoneReader interface {
-	CampaignLaunches(ctx context.Context, since time.Time, limit int) ([]storage.CampaignLaunch, time.Time, error)
 }

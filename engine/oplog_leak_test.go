@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"outreachd/adapters/drafter"
-	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
 )
@@ -39,7 +38,7 @@ func TestEngineLogHasNoLeadText(t *testing.T) {
 	w := newWorld(t, monday, worldOpt{})
 	var logs syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(w.st, linkedin.ForEngine{Sim: w.sim}, draftAdapter{drafter.Builtin{}}, w.clock, log,
+	eng, err := engine.New(w.st, w.sim, draftAdapter{drafter.Builtin{}}, w.clock, log,
 		engine.Config{PublicURL: "https://app.test", Tick: 5 * time.Millisecond, ActivityLogEvery: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

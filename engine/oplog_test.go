@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"outreachd/storage"
 )
 
 // logLines decodes a JSON log buffer.
@@ -29,14 +27,14 @@ func logLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	return out
 }
 
-type fakeLaunches []storage.CampaignLaunch
+type fakeLaunches []campaignLaunch
 
-func (f fakeLaunches) CampaignLaunches(_ context.Context, since time.Time, _ int) ([]storage.CampaignLaunch, time.Time, error) {
+func (f fakeLaunches) read(_ context.Context, since time.Time, _ int) ([]campaignLaunch, time.Time, error) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	if since.IsZero() {
 		return nil, now.Add(-time.Hour), nil
 	}
-	var out []storage.CampaignLaunch
+	var out []campaignLaunch
 	for _, l := range f {
 		if l.At.After(since) {
 			out = append(out, l)
@@ -58,7 +56,7 @@ func TestOpLogRateLimit(t *testing.T) {
 		o.sent("cmp_a", "org_1", true)
 		o.sent("cmp_b", "org_1", false)
 		o.pass(PassStats{Replies: 1, Reports: 2})
-		o.flush(context.Background(), launches)
+		o.flush(context.Background(), launches.read)
 		wall = wall.Add(250 * time.Millisecond)
 	}
 	lines := logLines(t, &buf)

@@ -25,20 +25,20 @@ type replyPlan struct {
 
 // planReply classifies r's text and, for a campaign person, asks the drafter for an answer
 // unless the text tries to instruct the AI.
-func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc storage.LinkedInAccount) replyPlan {
+func (e *Engine) planReply(ctx context.Context, r reportRow, acc storage.LinkedInAccount) replyPlan {
 	plan := replyPlan{class: outreach.ClassifyReply(r.Text)}
 	if plan.class.Injection {
 		return plan // written to steer the model: never shown to the drafter, a person answers it
 	}
-	var p storage.EngineProspect
+	var p engineProspect
 	var found bool
 	var campaignName string
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		if p, found, err = tx.FindReportProspect(ctx, acc.OrgID, r.ProfileKey, acc.ID); err != nil || !found {
+		if p, found, err = findReportProspect(ctx, tx, acc.OrgID, r.ProfileKey, acc.ID); err != nil || !found {
 			return err
 		}
-		c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+		c, err := getEngineCampaign(ctx, tx, p.CampaignID)
 		campaignName = c.Name
 		return err
 	})
@@ -51,7 +51,7 @@ func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc st
 	}
 	var history []DraftTurn
 	if r.ChatID != "" {
-		turns, err := e.store.RecentTurns(ctx, r.ChatID, 20)
+		turns, err := storage.RecentTurns(ctx, e.db, r.ChatID, 20)
 		if err != nil {
 			plan.draftErr = err
 			return plan
@@ -73,13 +73,13 @@ func (e *Engine) planReply(ctx context.Context, r storage.ProviderReport, acc st
 }
 
 // applyMessage records a person's message and everything it causes.
-func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount, plan replyPlan) (map[string]any, error) {
-	p, found, err := tx.FindReportProspect(ctx, acc.OrgID, r.ProfileKey, acc.ID)
+func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r reportRow, acc storage.LinkedInAccount, plan replyPlan) (map[string]any, error) {
+	p, found, err := findReportProspect(ctx, tx, acc.OrgID, r.ProfileKey, acc.ID)
 	if err != nil {
 		return nil, err
 	}
 	sentiment := string(plan.class.Sentiment)
-	msg := storage.ChatMessage{OrgID: acc.OrgID, AccountID: acc.ID, ProviderChatID: r.ChatID, LeadKey: r.ProfileKey,
+	msg := chatRecord{OrgID: acc.OrgID, AccountID: acc.ID, ProviderChatID: r.ChatID, LeadKey: r.ProfileKey,
 		AttendeeName: r.AttendeeName, AttendeeProviderID: r.ProviderID, Text: r.Text, Sentiment: &sentiment,
 		ProviderMessageID: r.MessageID, At: r.At}
 	if found {
@@ -88,7 +88,7 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 			msg.AttendeeName = p.Name
 		}
 	}
-	chatID, stopped, err := tx.RecordChatMessage(ctx, msg)
+	chatID, stopped, err := recordChatMessage(ctx, tx, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 		return result, e.queueForHuman(ctx, tx, humanItem{chatID: chatID, name: r.AttendeeName, providerID: r.ProviderID,
 			message: r.Text, intent: &plan.class.Intent, reason: reason, sentiment: plan.class.Sentiment, at: r.At})
 	}
-	camp, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+	camp, err := getEngineCampaign(ctx, tx, p.CampaignID)
 	if err != nil {
 		return nil, err
 	}
@@ -112,18 +112,18 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 	if p.SequenceEndedAt == nil {
 		p.SequenceEndedAt = timePtr(r.At)
 		// The sequencer looks at the campaign soon: it may be complete now.
-		if err := tx.LowerCampaignNext(ctx, camp.ID, r.At); err != nil {
+		if err := lowerCampaignNext(ctx, tx, camp.ID, r.At); err != nil {
 			return nil, err
 		}
 	}
 	p.NextStepAt = nil
-	if err := tx.CloseFollowups(ctx, p.ID, r.At); err != nil {
+	if err := closeFollowups(ctx, tx, p.ID, r.At); err != nil {
 		return nil, err
 	}
-	if err := tx.ResolveStalls(ctx, p.ID, r.At); err != nil {
+	if err := resolveStalls(ctx, tx, p.ID, r.At); err != nil {
 		return nil, err
 	}
-	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+	if err := insertActivity(ctx, tx, activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
 		AccountID: &acc.ID, Kind: outreach.ActivityReply, Sentiment: &sentiment, At: r.At}); err != nil {
 		return nil, err
 	}
@@ -138,13 +138,13 @@ func (e *Engine) applyMessage(ctx context.Context, tx *storage.Tx, r storage.Pro
 			return nil, err
 		}
 	}
-	return result, tx.SaveEngineProspect(ctx, p)
+	return result, saveEngineProspect(ctx, tx, p)
 }
 
 // markReplied moves a campaign person who wrote to us: replied (or opted_out on a clear no), with
 // the chat, the seat and the connection the message implies; the first reply time and a
 // sentiment stick (a neutral message does not overwrite an earlier one).
-func markReplied(p *storage.EngineProspect, s outreach.Sentiment, chatID, accountID string, at time.Time) {
+func markReplied(p *engineProspect, s outreach.Sentiment, chatID, accountID string, at time.Time) {
 	sentiment := string(s)
 	if p.RepliedAt == nil {
 		p.RepliedAt = timePtr(at)
@@ -173,9 +173,9 @@ func markReplied(p *storage.EngineProspect, s outreach.Sentiment, chatID, accoun
 
 // emitReply emits reply_received and, for a clear yes or no, reply_positive or reply_negative,
 // each with the thread's recent turns.
-func emitReply(ctx context.Context, tx *storage.Tx, p storage.EngineProspect, block *outreach.CampaignBlock, chatID string,
-	r storage.ProviderReport, s outreach.Sentiment) error {
-	recent, err := tx.RecentTurns(ctx, chatID, outreach.MaxRecentConversation)
+func emitReply(ctx context.Context, tx *storage.Tx, p engineProspect, block *outreach.CampaignBlock, chatID string,
+	r reportRow, s outreach.Sentiment) error {
+	recent, err := storage.RecentTurns(ctx, tx, chatID, outreach.MaxRecentConversation)
 	if err != nil {
 		return err
 	}
@@ -193,8 +193,8 @@ func emitReply(ctx context.Context, tx *storage.Tx, p storage.EngineProspect, bl
 
 // answer routes a campaign person's message: a draft the guardrails pass is queued for sending;
 // anything else goes to a person with its reason.
-func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *storage.EngineProspect, camp storage.EngineCampaign,
-	block *outreach.CampaignBlock, acc storage.LinkedInAccount, chatID string, r storage.ProviderReport, plan replyPlan) error {
+func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *engineProspect, camp engineCampaign,
+	block *outreach.CampaignBlock, acc storage.LinkedInAccount, chatID string, r reportRow, plan replyPlan) error {
 	draft := plan.draft
 	reason, human := outreach.RouteReply(plan.class, draft)
 	if plan.draftErr != nil {
@@ -228,7 +228,7 @@ func (e *Engine) answer(ctx context.Context, tx *storage.Tx, p *storage.EnginePr
 		return e.queueForHuman(ctx, tx, humanItem{p: p, campaign: block, chatID: chatID, message: r.Text, draft: draft,
 			intent: &plan.class.Intent, reason: reason, sentiment: plan.class.Sentiment, at: r.At})
 	}
-	return tx.InsertDraft(ctx, storage.ReplyDraft{ID: outreach.NewID("drf"), OrgID: p.OrgID, ProspectID: &p.ID,
+	return insertDraft(ctx, tx, replyDraft{ID: outreach.NewID("drf"), OrgID: p.OrgID, ProspectID: &p.ID,
 		ChatID: chatID, Text: draft, AutoSendAt: timePtr(r.At)})
 }
 
@@ -236,7 +236,7 @@ func blacklistedSafe(ctx context.Context, tx *storage.Tx, p storage.Prospect) (b
 	var hit bool
 	err := tx.Savepoint(ctx, func(inner *storage.Tx) error {
 		var err error
-		hit, err = inner.ProspectBlacklisted(ctx, p)
+		hit, err = prospectBlacklisted(ctx, inner, p)
 		return err
 	})
 	return hit, err
@@ -245,7 +245,7 @@ func blacklistedSafe(ctx context.Context, tx *storage.Tx, p storage.Prospect) (b
 // humanItem is one entry for the needs-human queue; p and campaign are nil for a person who is
 // in no campaign.
 type humanItem struct {
-	p          *storage.EngineProspect
+	p          *engineProspect
 	campaign   *outreach.CampaignBlock
 	chatID     string
 	name       string
@@ -260,7 +260,7 @@ type humanItem struct {
 
 // queueForHuman writes the queue item (with the draft kept for approval) and emits needs_human.
 func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem) error {
-	recent, err := tx.RecentTurns(ctx, h.chatID, outreach.MaxRecentConversation)
+	recent, err := storage.RecentTurns(ctx, tx, h.chatID, outreach.MaxRecentConversation)
 	if err != nil {
 		return err
 	}
@@ -271,7 +271,7 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 			}
 		}
 	}
-	n := storage.NewNeedsHuman{ID: outreach.NewID("nhu"), ChatID: h.chatID, Name: h.name, Message: h.message,
+	n := newNeedsHuman{ID: outreach.NewID("nhu"), ChatID: h.chatID, Name: h.name, Message: h.message,
 		AIDraft: h.draft, Intent: h.intent, Reason: string(h.reason), WaitingSince: h.at}
 	prospect := &outreach.ProspectBlock{Name: h.name, LinkedInID: h.providerID}
 	if h.p != nil {
@@ -285,13 +285,13 @@ func (e *Engine) queueForHuman(ctx context.Context, tx *storage.Tx, h humanItem)
 	}
 	if h.draft != "" {
 		id := outreach.NewID("drf")
-		if err := tx.InsertDraft(ctx, storage.ReplyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
+		if err := insertDraft(ctx, tx, replyDraft{ID: id, OrgID: n.OrgID, ProspectID: n.ProspectID,
 			ChatID: h.chatID, Text: h.draft}); err != nil {
 			return err
 		}
 		n.DraftID = &id
 	}
-	if err := tx.InsertNeedsHuman(ctx, n); err != nil {
+	if err := insertNeedsHuman(ctx, tx, n); err != nil {
 		return err
 	}
 	data := outreach.EventData{Prospect: prospect, Campaign: h.campaign,
@@ -315,7 +315,7 @@ const bookingProvider = "outreachd"
 // sending window on the seat's calendar (slots other bookings of the seat hold are taken). A
 // booking counts at once (activity, booked_at, call_booked); the needs-human item auto_booked
 // asks a person to confirm it. No free slot within the horizon is auto_booking_failed.
-func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.EngineProspect, camp storage.EngineCampaign,
+func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *engineProspect, camp engineCampaign,
 	block *outreach.CampaignBlock, acc storage.LinkedInAccount, at time.Time) error {
 	if p.BookedAt != nil {
 		return nil
@@ -333,7 +333,7 @@ func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.Engine
 		return nil
 	}
 	p.BookingStartAt, p.BookedAt = &slot, timePtr(at)
-	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+	if err := insertActivity(ctx, tx, activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
 		AccountID: &acc.ID, Kind: outreach.ActivityBooking, At: at}); err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func (e *Engine) autoBook(ctx context.Context, tx *storage.Tx, p *storage.Engine
 
 const slotLength = 30 * time.Minute
 
-func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp storage.EngineCampaign, accountID string, at time.Time) (time.Time, bool, error) {
+func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp engineCampaign, accountID string, at time.Time) (time.Time, bool, error) {
 	sched, err := outreach.ParseSchedule(camp.Schedule)
 	if err != nil {
 		return time.Time{}, false, nil
@@ -356,7 +356,7 @@ func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp storage.Engi
 	}
 	from := at.Add(24 * time.Hour).Truncate(slotLength)
 	to := from.Add(days(e.cfg.BookingHorizonDays))
-	taken, err := tx.TakenBookingSlots(ctx, accountID, from, to)
+	taken, err := takenBookingSlots(ctx, tx, accountID, from, to)
 	if err != nil {
 		return time.Time{}, false, err
 	}

@@ -6,14 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
-func linkedinRef(h string) linkedin.ProfileRef {
-	return linkedin.ProfileRef{ProfileKey: key(h), Name: "Stranger " + h}
+func linkedinRef(h string) outreach.ProfileRef {
+	return outreach.ProfileRef{ProfileKey: key(h), Name: "Stranger " + h}
 }
 
 // messaged brings one lead to "messaged" (invite, accept, first message) and returns its id.

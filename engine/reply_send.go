@@ -16,7 +16,7 @@ func (e *Engine) sendDrafts(ctx context.Context) (int, error) {
 	if e.li == nil {
 		return 0, nil
 	}
-	ids, err := e.store.DueAutoDrafts(ctx, e.clock.Now(), 100)
+	ids, err := dueAutoDrafts(ctx, e.db, e.clock.Now(), 100)
 	if err != nil {
 		return 0, err
 	}
@@ -37,36 +37,36 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 	sent := false
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
 		now := e.clock.Now()
-		d, ok, err := tx.LockDraftToSend(ctx, id)
+		d, ok, err := lockDraftToSend(ctx, tx, id)
 		if err != nil || !ok {
 			return err
 		}
-		var p storage.EngineProspect
+		var p engineProspect
 		if d.ProspectID != nil {
-			if p, err = tx.LockEngineProspect(ctx, *d.ProspectID); err != nil {
+			if p, err = lockEngineProspect(ctx, tx, *d.ProspectID); err != nil {
 				return err
 			}
 		}
 		if d.RepliesStopped || (d.ProspectID != nil && (p.LostAt != nil || p.Status == outreach.ProspectOptedOut)) {
-			return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
+			return setDraftStatus(ctx, tx, d.ID, "dismissed", now)
 		}
 		if d.ProspectID != nil {
-			blocked, err := tx.ProspectBlacklisted(ctx, p.Prospect)
+			blocked, err := prospectBlacklisted(ctx, tx, p.Prospect)
 			if err != nil {
 				return err
 			}
 			if blocked {
 				p.Status = outreach.ProspectOptedOut
-				if err := tx.SaveEngineProspect(ctx, p); err != nil {
+				if err := saveEngineProspect(ctx, tx, p); err != nil {
 					return err
 				}
-				return tx.SetDraftStatus(ctx, d.ID, "dismissed", now)
+				return setDraftStatus(ctx, tx, d.ID, "dismissed", now)
 			}
 		}
 		cctx, cancel := e.callCtx(ctx)
 		chatID, msgID, err := e.li.SendMessage(cctx, d.ProviderAccountID, d.ProviderChatID, d.Text)
-		if (errors.Is(err, ErrUnknownChat) || errors.Is(err, ErrNotConnected)) && e.op != nil && d.ProspectID != nil {
-			ref := ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
+		if (errors.Is(err, outreach.ErrUnknownChat) || notConnected(err)) && e.op != nil && d.ProspectID != nil {
+			ref := outreach.ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
 			if e.resyncConnection(cctx, d.ProviderAccountID, ref) == nil {
 				chatID, msgID, err = e.li.SendMessage(cctx, d.ProviderAccountID, p.LeadKey, d.Text)
 			}
@@ -74,18 +74,18 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 		cancel()
 		switch {
 		case err == nil:
-		case errors.Is(err, ErrAccountDown), errors.Is(err, ErrRateLimited):
+		case seatDown(err):
 			_, err := tx.Exec(ctx, `UPDATE reply_drafts SET auto_send_at = $2 WHERE id = $1`, d.ID, now.Add(15*time.Minute))
 			return err
 		default:
 			e.log.Warn("engine: reply not sent", "draft", d.ID, "err", err)
-			if err := tx.SetDraftStatus(ctx, d.ID, "dismissed", now); err != nil {
+			if err := setDraftStatus(ctx, tx, d.ID, "dismissed", now); err != nil {
 				return err
 			}
 			if d.ProspectID == nil {
 				return nil
 			}
-			c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+			c, err := getEngineCampaign(ctx, tx, p.CampaignID)
 			if err != nil {
 				return err
 			}
@@ -104,26 +104,26 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 
 // recordSentDraft records a reply the provider took: the message in its chat and the draft as
 // sent. It returns our chat id.
-func recordSentDraft(ctx context.Context, tx *storage.Tx, d storage.DraftToSend, p storage.EngineProspect, chatID, msgID string, now time.Time) (string, error) {
+func recordSentDraft(ctx context.Context, tx *storage.Tx, d draftToSend, p engineProspect, chatID, msgID string, now time.Time) (string, error) {
 	if chatID == "" {
 		chatID = d.ProviderChatID
 	}
-	msg := storage.ChatMessage{OrgID: d.OrgID, AccountID: d.AccountID, ProviderChatID: chatID, ProspectID: d.ProspectID,
+	msg := chatRecord{OrgID: d.OrgID, AccountID: d.AccountID, ProviderChatID: chatID, ProspectID: d.ProspectID,
 		FromMe: true, Text: d.Text, ProviderMessageID: msgID, At: now}
 	if d.ProspectID != nil {
 		msg.LeadKey, msg.AttendeeName = p.LeadKey, p.Name
 	}
-	chat, _, err := tx.RecordChatMessage(ctx, msg)
+	chat, _, err := recordChatMessage(ctx, tx, msg)
 	if err != nil {
 		return "", err
 	}
-	return chat, tx.SetDraftStatus(ctx, d.ID, "sent", now)
+	return chat, setDraftStatus(ctx, tx, d.ID, "sent", now)
 }
 
 // emitSentDraft records the prospect's activity and emits message_sent (with an empty
 // prospect block for a stranger).
-func emitSentDraft(ctx context.Context, tx *storage.Tx, d storage.DraftToSend, p storage.EngineProspect, chat string, now time.Time) error {
-	recent, err := tx.RecentTurns(ctx, chat, outreach.MaxRecentConversation)
+func emitSentDraft(ctx context.Context, tx *storage.Tx, d draftToSend, p engineProspect, chat string, now time.Time) error {
+	recent, err := storage.RecentTurns(ctx, tx, chat, outreach.MaxRecentConversation)
 	if err != nil {
 		return err
 	}
@@ -134,14 +134,14 @@ func emitSentDraft(ctx context.Context, tx *storage.Tx, d storage.DraftToSend, p
 		return nil
 	}
 	p.LastActivityAt = timePtr(now)
-	if err := tx.SaveEngineProspect(ctx, p); err != nil {
+	if err := saveEngineProspect(ctx, tx, p); err != nil {
 		return err
 	}
-	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+	if err := insertActivity(ctx, tx, activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
 		AccountID: &d.AccountID, Kind: outreach.ActivityMessageSent, At: now}); err != nil {
 		return err
 	}
-	c, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+	c, err := getEngineCampaign(ctx, tx, p.CampaignID)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"time"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -33,7 +32,7 @@ const reportBatch = 200
 func (e *Engine) ProcessReports(ctx context.Context) (int, error) {
 	n := 0
 	if e.op != nil {
-		ids, err := e.store.NewReportIDs(ctx, storage.ReportFromOperator, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, reportFromOperator, reportBatch)
 		if err != nil {
 			return n, err
 		}
@@ -62,7 +61,7 @@ func (e *Engine) pumpReports(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.polled {
-		c, err := e.store.ProviderCursor(ctx, e.cfg.ProviderName)
+		c, err := providerCursor(ctx, e.db, e.cfg.ProviderName)
 		if err != nil {
 			return err
 		}
@@ -73,14 +72,14 @@ func (e *Engine) pumpReports(ctx context.Context) error {
 		if err != nil || len(reps) == 0 {
 			return err
 		}
-		rows := make([]storage.ProviderReport, len(reps))
+		rows := make([]reportRow, len(reps))
 		for i, r := range reps {
-			rows[i] = storage.ProviderReport{ProviderSeq: r.Seq, Kind: r.Kind, ProviderAccountID: r.AccountID,
+			rows[i] = reportRow{ProviderSeq: r.Seq, Kind: r.Kind, ProviderAccountID: r.AccountID,
 				ProfileKey: r.ProfileKey, ProviderID: r.ProviderID, AttendeeName: r.AttendeeName, ChatID: r.ChatID,
 				MessageID: r.MessageID, Text: r.Text, CooldownHours: r.CooldownHours, At: r.At}
 		}
 		last := reps[len(reps)-1].Seq
-		if err := e.store.AppendProviderReports(ctx, e.cfg.ProviderName, last, rows); err != nil {
+		if err := appendProviderReports(ctx, e.store, e.cfg.ProviderName, last, rows); err != nil {
 			return err
 		}
 		e.cursor = last
@@ -91,11 +90,11 @@ func (e *Engine) pumpReports(ctx context.Context) error {
 func (e *Engine) handleNew(ctx context.Context) (int, error) {
 	source := ""
 	if e.op != nil {
-		source = storage.ReportFromProvider // operator rows are forwarded, not handled, here
+		source = reportFromProvider // operator rows are forwarded, not handled, here
 	}
 	n := 0
 	for {
-		ids, err := e.store.NewReportIDs(ctx, source, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, source, reportBatch)
 		if err != nil {
 			return n, err
 		}
@@ -121,12 +120,12 @@ func permanent(err error) bool {
 
 // handle applies one report in one transaction; false when another process had it.
 func (e *Engine) handle(ctx context.Context, id int64) (bool, error) {
-	r, err := e.store.GetReport(ctx, id)
-	if err != nil || r.State != storage.ReportNew {
+	r, err := getReport(ctx, e.db, id)
+	if err != nil || r.State != reportNew {
 		return false, err
 	}
 	var plan replyPlan
-	if r.Kind == ReportMessageReceived {
+	if r.Kind == outreach.ReportMessageReceived {
 		if err := e.resolveOperator(ctx, &r); err == nil {
 			if acc, err := e.accountOf(ctx, r); err == nil {
 				plan = e.planReply(ctx, r, acc)
@@ -135,29 +134,29 @@ func (e *Engine) handle(ctx context.Context, id int64) (bool, error) {
 	}
 	done := false
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		claimed, ok, err := tx.ClaimReport(ctx, id)
+		claimed, ok, err := claimReport(ctx, tx, id)
 		if err != nil || !ok {
 			return err
 		}
 		done = true
 		if err := e.resolveOperator(ctx, &claimed); err != nil {
-			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+			return finishReport(ctx, tx, id, reportFailed, nil, err.Error(), e.clock.Now())
 		}
 		res, err := e.applyInSavepoint(ctx, tx, claimed, plan)
 		if err != nil {
 			if !permanent(err) {
 				return err
 			}
-			return tx.FinishReport(ctx, id, storage.ReportFailed, nil, err.Error(), e.clock.Now())
+			return finishReport(ctx, tx, id, reportFailed, nil, err.Error(), e.clock.Now())
 		}
-		return tx.FinishReport(ctx, id, storage.ReportHandled, res, "", e.clock.Now())
+		return finishReport(ctx, tx, id, reportHandled, res, "", e.clock.Now())
 	})
 	return done, err
 }
 
 // applyInSavepoint applies a report so that a permanent failure can still be recorded on the
 // report row in the same transaction.
-func (e *Engine) applyInSavepoint(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, plan replyPlan) (map[string]any, error) {
+func (e *Engine) applyInSavepoint(ctx context.Context, tx *storage.Tx, r reportRow, plan replyPlan) (map[string]any, error) {
 	var res map[string]any
 	err := tx.Savepoint(ctx, func(inner *storage.Tx) error {
 		var err error
@@ -169,12 +168,12 @@ func (e *Engine) applyInSavepoint(ctx context.Context, tx *storage.Tx, r storage
 
 // resolveOperator completes an operator row so that applyReport sees what a provider report
 // would carry: the seat's provider id, the person's key, a chat and message id.
-func (e *Engine) resolveOperator(ctx context.Context, r *storage.ProviderReport) error {
-	if r.Source != storage.ReportFromOperator {
+func (e *Engine) resolveOperator(ctx context.Context, r *reportRow) error {
+	if r.Source != reportFromOperator {
 		return nil
 	}
-	if r.ProspectID != "" && r.ChatID == "" && r.Kind == ReportMessageReceived {
-		p, err := e.store.GetEngineProspect(ctx, r.ProspectID)
+	if r.ProspectID != "" && r.ChatID == "" && r.Kind == outreach.ReportMessageReceived {
+		p, err := getEngineProspect(ctx, e.db, r.ProspectID)
 		if err != nil {
 			return err
 		}
@@ -191,42 +190,42 @@ func (e *Engine) resolveOperator(ctx context.Context, r *storage.ProviderReport)
 	return nil
 }
 
-func (e *Engine) accountOf(ctx context.Context, r storage.ProviderReport) (storage.LinkedInAccount, error) {
+func (e *Engine) accountOf(ctx context.Context, r reportRow) (storage.LinkedInAccount, error) {
 	var acc storage.LinkedInAccount
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		acc, err = tx.LockAccountByProviderID(ctx, r.ProviderAccountID)
+		acc, err = lockSeatByProviderID(ctx, tx, r.ProviderAccountID)
 		return err
 	})
 	return acc, err
 }
 
 // applyReport is the one handler of every report.
-func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, plan replyPlan) (map[string]any, error) {
-	acc, err := tx.LockAccountByProviderID(ctx, r.ProviderAccountID)
+func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r reportRow, plan replyPlan) (map[string]any, error) {
+	acc, err := lockSeatByProviderID(ctx, tx, r.ProviderAccountID)
 	if err != nil {
 		return nil, err
 	}
 	switch r.Kind {
-	case ReportInviteAccepted:
+	case outreach.ReportInviteAccepted:
 		return e.applyAccept(ctx, tx, r, acc)
-	case ReportMessageReceived:
+	case outreach.ReportMessageReceived:
 		if r.Text == "" || r.ChatID == "" {
 			return nil, outreach.Invalidf("message report without text or chat")
 		}
 		return e.applyMessage(ctx, tx, r, acc, plan)
-	case ReportAccountDisconnected, ReportAccountReconnected, ReportAccountRateLimited,
-		ReportSalesNavUnavailable, ReportSalesNavRestored:
+	case outreach.ReportAccountDisconnected, outreach.ReportAccountReconnected, outreach.ReportAccountRateLimited,
+		outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored:
 		return e.applyAccount(ctx, tx, r, acc)
 	}
 	return nil, outreach.Invalidf("unknown report kind %q", r.Kind)
 }
 
 // applyAccept records an accepted invitation and schedules the first message.
-func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount) (map[string]any, error) {
-	p, found, err := tx.FindReportProspect(ctx, acc.OrgID, r.ProfileKey, acc.ID)
-	if r.Source == storage.ReportFromOperator && r.ProspectID != "" {
-		p, err = tx.LockEngineProspect(ctx, r.ProspectID)
+func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r reportRow, acc storage.LinkedInAccount) (map[string]any, error) {
+	p, found, err := findReportProspect(ctx, tx, acc.OrgID, r.ProfileKey, acc.ID)
+	if r.Source == reportFromOperator && r.ProspectID != "" {
+		p, err = lockEngineProspect(ctx, tx, r.ProspectID)
 		found = err == nil
 	}
 	if err != nil || !found {
@@ -235,7 +234,7 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 	if p.ConnectedAt != nil {
 		return map[string]any{"matched": true, "already_connected": true}, nil
 	}
-	camp, err := tx.GetEngineCampaign(ctx, p.CampaignID)
+	camp, err := getEngineCampaign(ctx, tx, p.CampaignID)
 	if err != nil {
 		return nil, err
 	}
@@ -255,82 +254,23 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r storage.Prov
 		next := r.At.Add(e.cfg.ReplyWindow)
 		if i := nextMessageStep(steps, p.CurrentStep); i < len(steps) {
 			next = r.At.Add(days(steps[i].DelayDays))
-			if err := tx.OpenFollowup(ctx, p.OrgID, p.ID, p.ChatID, next, i); err != nil {
+			if err := openFollowup(ctx, tx, p.OrgID, p.ID, p.ChatID, next, i); err != nil {
 				return nil, err
 			}
 		}
 		p.NextStepAt = &next
-		if err := tx.LowerCampaignNext(ctx, camp.ID, next); err != nil {
+		if err := lowerCampaignNext(ctx, tx, camp.ID, next); err != nil {
 			return nil, err
 		}
 	}
-	if err := tx.SaveEngineProspect(ctx, p); err != nil {
+	if err := saveEngineProspect(ctx, tx, p); err != nil {
 		return nil, err
 	}
-	if err := tx.InsertActivity(ctx, storage.Activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
+	if err := insertActivity(ctx, tx, activity{OrgID: p.OrgID, CampaignID: &p.CampaignID, ProspectID: &p.ID,
 		AccountID: &acc.ID, Kind: outreach.ActivityConnectionAccepted, At: r.At}); err != nil {
 		return nil, err
 	}
 	tx.Emit(outreach.NewEvent(outreach.EventConnectionAccepted, p.OrgID, r.At, outreach.EventData{
 		Prospect: p.Prospect.EventBlock(), Campaign: &outreach.CampaignBlock{ID: camp.ID, Name: camp.Name}}))
 	return map[string]any{"matched": true, "prospect_id": p.ID}, nil
-}
-
-// applyAccount records a seat's status change and emits its alert with the fields of its account block.
-func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r storage.ProviderReport, acc storage.LinkedInAccount) (map[string]any, error) {
-	block := &outreach.AccountBlock{Name: acc.Name, AccountID: acc.ID}
-	reconnect := outreach.AccountURL(e.cfg.PublicURL, acc.ID)
-	change := storage.AccountChange{Status: acc.Status, CooldownUntil: acc.CooldownUntil}
-	var kind outreach.EventKind
-	switch r.Kind {
-	case ReportAccountDisconnected:
-		if acc.Status == "disconnected" {
-			return map[string]any{"changed": false}, nil
-		}
-		change.Status, change.DisconnectedAt = "disconnected", timePtr(r.At)
-		kind = outreach.EventAccountDisconnected
-		block.Reason = "LinkedIn ended the session; reconnect the account to resume its campaigns"
-		block.ReconnectURL, block.Status, block.DisconnectedAt = reconnect, "disconnected", outreach.FormatTime(r.At)
-	case ReportAccountReconnected:
-		if acc.Status != "disconnected" {
-			return map[string]any{"changed": false}, nil
-		}
-		change.Status = "connected"
-		kind = outreach.EventAccountReconnected
-		block.Status, block.ReconnectedAt = "connected", outreach.FormatTime(r.At)
-	case ReportAccountRateLimited:
-		hours := max(r.CooldownHours, 1)
-		until := r.At.Add(time.Duration(hours) * time.Hour)
-		if acc.Status == "rate_limited" && acc.CooldownUntil != nil && until.Before(acc.CooldownUntil.Add(time.Hour)) {
-			// The limit the seat is under, reported again (it ends no later, or by less than the
-			// hour the alert counts in): nothing new to tell.
-			return map[string]any{"changed": false}, nil
-		}
-		change.Status, change.CooldownUntil = "rate_limited", &until
-		kind = outreach.EventAccountRateLimited
-		block.Reason = "LinkedIn is refusing further invitations from this seat for now"
-		block.CooldownHours, block.CooldownUntil = hours, outreach.FormatTime(until)
-	case ReportSalesNavUnavailable, ReportSalesNavRestored:
-		prev := outreach.SalesNavActive
-		if acc.SNVerdict != nil {
-			prev = *acc.SNVerdict
-		}
-		verdict, reason := outreach.SalesNavLapsed, "Sales Navigator lapsed on this seat; classic LinkedIn still works"
-		kind = outreach.EventSalesNavUnavailable
-		if r.Kind == ReportSalesNavRestored {
-			verdict, reason, kind = outreach.SalesNavActive, "Sales Navigator works again on this seat", outreach.EventSalesNavRestored
-		} else {
-			block.ReconnectURL = reconnect
-		}
-		if prev == verdict {
-			return map[string]any{"changed": false}, nil
-		}
-		change.SNVerdict, change.SNChangedAt = &verdict, timePtr(r.At)
-		block.Reason, block.SNVerdict, block.PreviousSNVerdict, block.SNChangedAt = reason, verdict, prev, outreach.FormatTime(r.At)
-	}
-	if err := tx.UpdateLinkedInAccount(ctx, acc.ID, change); err != nil {
-		return nil, err
-	}
-	tx.Emit(outreach.NewEvent(kind, acc.OrgID, r.At, outreach.EventData{Account: block}))
-	return map[string]any{"changed": true}, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // campaignRun is one campaign as the sequencer works it in a pass.
 type campaignRun struct {
-	c     storage.EngineCampaign
+	c     engineCampaign
 	steps []outreach.SequenceStep
 	win   window
 }
@@ -28,7 +28,7 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 	seen := map[string]bool{}
 	for range 1000 {
 		now := e.clock.Now()
-		camps, err := e.store.ClaimCampaigns(ctx, e.cfg.InstanceID, now, e.cfg.CampaignBatch, e.cfg.Lease)
+		camps, err := claimCampaigns(ctx, e.db, e.cfg.InstanceID, now, e.cfg.CampaignBatch, e.cfg.Lease)
 		if err != nil {
 			return err
 		}
@@ -50,11 +50,11 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 				ids, since = append(ids, c.ID), append(since, runs[i].win.dayStart(now))
 			}
 		}
-		sent, err := e.store.CampaignSendsSinceMany(ctx, ids, since)
+		sent, err := campaignSendsSinceMany(ctx, e.db, ids, since)
 		if err != nil {
 			for _, r := range runs {
 				if r != nil {
-					_ = e.store.ReleaseCampaign(context.WithoutCancel(ctx), r.c.ID, e.cfg.InstanceID, now, now.Add(time.Hour))
+					_ = releaseCampaign(context.WithoutCancel(ctx), e.db, r.c.ID, e.cfg.InstanceID, now, now.Add(time.Hour))
 				}
 			}
 			return err
@@ -76,10 +76,10 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 
 // prepare parses a leased campaign's schedule and sequence. It returns nil (lease released)
 // when the campaign has nothing to do now: outside its window, or unreadable.
-func (e *Engine) prepare(ctx context.Context, c storage.EngineCampaign, now time.Time) (*campaignRun, error) {
+func (e *Engine) prepare(ctx context.Context, c engineCampaign, now time.Time) (*campaignRun, error) {
 	fallback := now.Add(time.Hour)
 	release := func(notBefore time.Time) error {
-		return e.store.ReleaseCampaign(context.WithoutCancel(ctx), c.ID, e.cfg.InstanceID, notBefore, fallback)
+		return releaseCampaign(context.WithoutCancel(ctx), e.db, c.ID, e.cfg.InstanceID, notBefore, fallback)
 	}
 	sched, err := outreach.ParseSchedule(c.Schedule)
 	if err != nil {
@@ -106,7 +106,7 @@ func (e *Engine) runCampaign(ctx context.Context, run campaignRun, now time.Time
 	c, w := run.c, run.win
 	fallback := now.Add(time.Hour)
 	release := func(notBefore time.Time) error {
-		return e.store.ReleaseCampaign(context.WithoutCancel(ctx), c.ID, e.cfg.InstanceID, notBefore, fallback)
+		return releaseCampaign(context.WithoutCancel(ctx), e.db, c.ID, e.cfg.InstanceID, notBefore, fallback)
 	}
 	budget := c.DailyLimit - sent
 	notBefore := now
@@ -115,7 +115,7 @@ func (e *Engine) runCampaign(ctx context.Context, run campaignRun, now time.Time
 	done := map[string]bool{}
 loop:
 	for budget > 0 {
-		ids, err := e.store.DueProspectIDs(ctx, c.ID, now, budget+25)
+		ids, err := dueProspectIDs(ctx, e.db, c.ID, now, budget+25)
 		if err != nil {
 			_ = release(now)
 			return err
@@ -159,7 +159,7 @@ loop:
 		return err
 	}
 	if ended || !anyDue {
-		completed, err := e.store.CompleteCampaignIfDone(ctx, c.ID, now)
+		completed, err := completeCampaignIfDone(ctx, e.store, c.ID, now)
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ type stepOutcome struct {
 
 // halted reports a prospect the sequence must not touch: paused (POST /inbox/stop), lost,
 // booked, ended, or in a final status.
-func halted(p storage.EngineProspect) bool {
+func halted(p engineProspect) bool {
 	switch p.Status {
 	case outreach.ProspectOptedOut, outreach.ProspectCompleted, outreach.ProspectReplied:
 		return true
@@ -197,7 +197,7 @@ func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.
 	var out stepOutcome
 	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
 		out = stepOutcome{}
-		p, err := tx.LockEngineProspect(ctx, id)
+		p, err := lockEngineProspect(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -207,21 +207,21 @@ func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.
 		if halted(p) {
 			p.NextStepAt = nil
 			out.acted = true
-			return tx.SaveEngineProspect(ctx, p)
+			return saveEngineProspect(ctx, tx, p)
 		}
-		blocked, err := tx.ProspectBlacklisted(ctx, p.Prospect)
+		blocked, err := prospectBlacklisted(ctx, tx, p.Prospect)
 		if err != nil {
 			return err
 		}
 		if blocked {
 			p.Status, p.NextStepAt, p.SequenceEndedAt = outreach.ProspectOptedOut, nil, timePtr(now)
 			out.acted, out.ended = true, true
-			if err := tx.CloseFollowups(ctx, p.ID, now); err != nil {
+			if err := closeFollowups(ctx, tx, p.ID, now); err != nil {
 				return err
 			}
-			return tx.SaveEngineProspect(ctx, p)
+			return saveEngineProspect(ctx, tx, p)
 		}
-		acc, err := tx.PickSendingAccount(ctx, p.OrgID, p.AccountID, run.c.AccountIDs)
+		acc, err := pickSendingSeat(ctx, tx, p.OrgID, p.AccountID, run.c.AccountIDs)
 		if errors.Is(err, outreach.ErrNotFound) || (err == nil && acc.Status == "disconnected") {
 			out.seatDown = true
 			return nil

@@ -1,12 +1,15 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"outreachd/adapters/drafter"
+	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -198,14 +201,45 @@ func TestStopsHonoured(t *testing.T) {
 	}
 }
 
-// TestInviteWithdrawn: an invitation nobody answers is withdrawn after InviteExpiry, with its
-// event and activity, and the sequence ends.
+// invitations is the simulator, noting the invitations it sent and those it was asked to withdraw.
+type invitations struct {
+	*linkedin.Simulator
+	mu              sync.Mutex
+	sent, withdrawn []string
+}
+
+func (l *invitations) SendInvite(ctx context.Context, accountID string, p outreach.ProfileRef, note string) (string, error) {
+	id, err := l.Simulator.SendInvite(ctx, accountID, p, note)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sent = append(l.sent, id)
+	return id, err
+}
+
+func (l *invitations) WithdrawInvite(ctx context.Context, accountID, inviteID string, p outreach.ProfileRef) error {
+	l.mu.Lock()
+	l.withdrawn = append(l.withdrawn, inviteID)
+	l.mu.Unlock()
+	return l.Simulator.WithdrawInvite(ctx, accountID, inviteID, p)
+}
+
+// TestInviteWithdrawn: an invitation nobody answers is withdrawn after InviteExpiry, by the id
+// the provider gave it, with its event and activity, and the sequence ends.
 func TestInviteWithdrawn(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{cfg: engineCfg("")})
+	li := &invitations{Simulator: w.sim}
+	eng, err := engine.New(w.st, li, draftAdapter{drafter.Builtin{}}, w.clock, nil, engine.Config{PublicURL: "https://app.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.eng = eng
 	cid := w.campaign("", outreach.Schedule{}, threeSteps, 0)
 	ids := w.push(cid, "never-answers")
 	w.pass()
+	if p := w.prospect(ids[0]); len(li.sent) != 1 || li.sent[0] == "" || p.InviteID == nil || *p.InviteID != li.sent[0] {
+		t.Fatalf("invitations sent %q; the prospect keeps %v", li.sent, p.InviteID)
+	}
 	n := len(w.events())
 	w.clock.Advance(20 * 24 * time.Hour)
 	w.pass()
@@ -231,5 +265,8 @@ func TestInviteWithdrawn(t *testing.T) {
 	}
 	if c := w.count(`SELECT count(*) FROM activities WHERE prospect_id = $1 AND kind = 'invite_withdrawn'`, ids[0]); c != 1 {
 		t.Fatalf("invite_withdrawn activities: %d", c)
+	}
+	if !slices.Equal(li.withdrawn, li.sent) {
+		t.Fatalf("withdrew %q; sent %q", li.withdrawn, li.sent)
 	}
 }

@@ -37,7 +37,7 @@ func pick(parts ...string) uint32 {
 func (e *Engine) simulateContent(ctx context.Context) (int, error) {
 	now := e.clock.Now().UTC()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	accs, err := e.store.ContentOrgs(ctx)
+	accs, err := contentOrgs(ctx, e.db)
 	if err != nil {
 		return 0, err
 	}
@@ -73,13 +73,13 @@ func (e *Engine) simulateContent(ctx context.Context) (int, error) {
 				if ev.Data.Report != nil {
 					period = ev.Data.Report.Period
 				}
-				ok, err := tx.ClaimContentRun(ctx, acc.OrgID, string(ev.Kind), period, now)
+				ok, err := claimContentRun(ctx, tx, acc.OrgID, string(ev.Kind), period, now)
 				if err != nil || !ok {
 					return err
 				}
 				if ev.Kind == outreach.EventReportGenerated {
 					from, _ := time.Parse(time.DateOnly, period[:10])
-					stats, err := tx.PeriodCounts(ctx, acc.OrgID, from, from.AddDate(0, 0, 6))
+					stats, err := storage.PeriodCounts(ctx, tx, acc.OrgID, from, from.AddDate(0, 0, 6))
 					if err != nil {
 						return err
 					}

@@ -13,28 +13,28 @@ import (
 // a new message moves last_activity_at and so starts a new silence that may stall again.
 func (e *Engine) detectStalls(ctx context.Context) (int, error) {
 	now := e.clock.Now()
-	cands, err := e.store.StallCandidates(ctx, now.Add(-days(e.cfg.StallDays)), 500)
+	cands, err := stallCandidates(ctx, e.db, now.Add(-days(e.cfg.StallDays)), 500)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, c := range cands {
 		err := e.store.InTx(ctx, func(tx *storage.Tx) error {
-			ok, err := tx.RecordStall(ctx, c, now)
+			ok, err := recordStall(ctx, tx, c, now)
 			if err != nil || !ok {
 				return err
 			}
-			p, err := tx.LockEngineProspect(ctx, c.ProspectID)
+			p, err := lockEngineProspect(ctx, tx, c.ProspectID)
 			if err != nil {
 				return err
 			}
-			camp, err := tx.GetEngineCampaign(ctx, c.CampaignID)
+			camp, err := getEngineCampaign(ctx, tx, c.CampaignID)
 			if err != nil {
 				return err
 			}
 			recent := []outreach.ConversationTurn{}
 			if c.ChatID != nil {
-				if recent, err = tx.RecentTurns(ctx, *c.ChatID, outreach.MaxRecentConversation); err != nil {
+				if recent, err = storage.RecentTurns(ctx, tx, *c.ChatID, outreach.MaxRecentConversation); err != nil {
 					return err
 				}
 			}

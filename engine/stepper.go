@@ -18,18 +18,18 @@ type stepper struct {
 	e   *Engine
 	tx  *storage.Tx
 	run campaignRun
-	p   *storage.EngineProspect
+	p   *engineProspect
 	acc storage.LinkedInAccount
 	now time.Time
 	out *stepOutcome
 }
 
-func (s *stepper) ref() ProfileRef {
+func (s *stepper) ref() outreach.ProfileRef {
 	pub := ""
 	if s.p.PublicIdentifier != nil {
 		pub = *s.p.PublicIdentifier
 	}
-	return ProfileRef{ProfileKey: s.p.LeadKey, PublicIdentifier: pub, Name: s.p.Name}
+	return outreach.ProfileRef{ProfileKey: s.p.LeadKey, PublicIdentifier: pub, Name: s.p.Name}
 }
 
 func (s *stepper) emit(kind outreach.EventKind, data outreach.EventData) {
@@ -39,21 +39,21 @@ func (s *stepper) emit(kind outreach.EventKind, data outreach.EventData) {
 }
 
 func (s *stepper) activity(kind string, step *int) error {
-	return s.tx.InsertActivity(context.Background(), storage.Activity{OrgID: s.p.OrgID, CampaignID: &s.p.CampaignID,
+	return insertActivity(context.Background(), s.tx, activity{OrgID: s.p.OrgID, CampaignID: &s.p.CampaignID,
 		ProspectID: &s.p.ID, AccountID: &s.acc.ID, Kind: kind, Step: step, At: s.now})
 }
 
 // retryLater keeps the prospect due a while later (an unexpected provider answer).
 func (s *stepper) retryLater(ctx context.Context, d time.Duration) error {
 	s.p.NextStepAt = timePtr(s.now.Add(d))
-	return s.tx.SaveEngineProspect(ctx, *s.p)
+	return saveEngineProspect(ctx, s.tx, *s.p)
 }
 
 func (s *stepper) invite(ctx context.Context) error {
 	if s.acc.Status == "rate_limited" && s.acc.CooldownUntil != nil && s.acc.CooldownUntil.After(s.now) {
 		s.out.seatDown = true
 		s.p.NextStepAt = timePtr(*s.acc.CooldownUntil)
-		return s.tx.SaveEngineProspect(ctx, *s.p)
+		return saveEngineProspect(ctx, s.tx, *s.p)
 	}
 	note := ""
 	connectStep := len(s.run.steps) > 0 && s.run.steps[0].Type == outreach.StepConnect
@@ -61,11 +61,11 @@ func (s *stepper) invite(ctx context.Context) error {
 		note = personalize(s.run.steps[0].Text, s.p.Prospect)
 	}
 	cctx, cancel := s.e.callCtx(ctx)
-	err := s.e.li.SendInvite(cctx, s.acc.ProviderAccountID, s.ref(), note)
+	inviteID, err := s.e.li.SendInvite(cctx, s.acc.ProviderAccountID, s.ref(), note)
 	cancel()
 	switch {
-	case err == nil, errors.Is(err, ErrAlreadyInvited):
-	case errors.Is(err, ErrRateLimited), errors.Is(err, ErrAccountDown):
+	case err == nil, errors.Is(err, outreach.ErrAlreadyInvited), errors.Is(err, outreach.ErrAlreadyConnected):
+	case seatDown(err):
 		s.out.seatDown = true
 		return nil
 	default:
@@ -73,13 +73,17 @@ func (s *stepper) invite(ctx context.Context) error {
 		return s.retryLater(ctx, time.Hour)
 	}
 	s.p.Status, s.p.InvitedAt, s.p.AccountID, s.p.Contacted = outreach.ProspectConnectionSent, timePtr(s.now), &s.acc.ID, true
+	s.p.InviteID = nil
+	if inviteID != "" {
+		s.p.InviteID = &inviteID
+	}
 	if connectStep {
 		s.p.CurrentStep = 1
 	}
 	s.p.NextStepAt = timePtr(s.now.Add(s.e.cfg.InviteExpiry))
 	s.p.LastActivityAt = timePtr(s.now)
 	s.out.acted, s.out.sent, s.out.invite = true, true, true
-	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
+	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
 		return err
 	}
 	if err := s.activity(outreach.ActivityInviteSent, new(0)); err != nil {
@@ -91,12 +95,16 @@ func (s *stepper) invite(ctx context.Context) error {
 
 // withdraw takes back an invite nobody answered within InviteExpiry and ends the sequence.
 func (s *stepper) withdraw(ctx context.Context) error {
+	inviteID := ""
+	if s.p.InviteID != nil {
+		inviteID = *s.p.InviteID
+	}
 	cctx, cancel := s.e.callCtx(ctx)
-	err := s.e.li.WithdrawInvite(cctx, s.acc.ProviderAccountID, s.ref())
+	err := s.e.li.WithdrawInvite(cctx, s.acc.ProviderAccountID, inviteID, s.ref())
 	cancel()
 	switch {
-	case err == nil, errors.Is(err, ErrNoPendingInvite), errors.Is(err, ErrNotConnected):
-	case errors.Is(err, ErrAccountDown), errors.Is(err, ErrRateLimited):
+	case err == nil, errors.Is(err, outreach.ErrNoPendingInvite), notConnected(err):
+	case seatDown(err):
 		s.out.seatDown = true
 		return nil
 	default:
@@ -104,10 +112,10 @@ func (s *stepper) withdraw(ctx context.Context) error {
 	}
 	s.p.Status, s.p.NextStepAt, s.p.SequenceEndedAt, s.p.WithdrawnAt = outreach.ProspectCompleted, nil, timePtr(s.now), timePtr(s.now)
 	s.out.acted, s.out.ended = true, true
-	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
+	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
 		return err
 	}
-	if err := s.tx.CloseFollowups(ctx, s.p.ID, s.now); err != nil {
+	if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
 		return err
 	}
 	if err := s.activity(outreach.ActivityInviteWithdrawn, nil); err != nil {
@@ -132,10 +140,10 @@ func (s *stepper) finish(ctx context.Context) error {
 	}
 	s.p.NextStepAt, s.p.SequenceEndedAt = nil, timePtr(s.now)
 	s.out.acted, s.out.ended = true, true
-	if err := s.tx.CloseFollowups(ctx, s.p.ID, s.now); err != nil {
+	if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
 		return err
 	}
-	return s.tx.SaveEngineProspect(ctx, *s.p)
+	return saveEngineProspect(ctx, s.tx, *s.p)
 }
 
 // message sends the next message step, or completes the sequence after the last one.
@@ -150,7 +158,7 @@ func (s *stepper) message(ctx context.Context) error {
 		msgs, err := s.e.li.Messages(cctx, *s.p.ChatID)
 		cancel()
 		switch {
-		case errors.Is(err, ErrAccountDown):
+		case errors.Is(err, outreach.ErrAccountDisconnected):
 			s.out.seatDown = true
 			return nil
 		case err != nil:
@@ -168,10 +176,10 @@ func (s *stepper) message(ctx context.Context) error {
 	chatID, msgID, err := s.send(ctx, target, text)
 	switch {
 	case err == nil:
-	case errors.Is(err, ErrAccountDown), errors.Is(err, ErrRateLimited):
+	case seatDown(err):
 		s.out.seatDown = true
 		return nil
-	case errors.Is(err, ErrNotConnected):
+	case notConnected(err):
 		// Inbound: not a connection after all. Nothing can be sent; the sequence ends.
 		s.e.log.Debug("engine: not connected, sequence ends", "prospect", s.p.ID)
 		return s.finish(ctx)
@@ -179,7 +187,7 @@ func (s *stepper) message(ctx context.Context) error {
 		s.e.log.Warn("engine: message", "prospect", s.p.ID, "err", err)
 		return s.retryLater(ctx, time.Hour)
 	}
-	chat, _, err := s.tx.RecordChatMessage(ctx, storage.ChatMessage{OrgID: s.p.OrgID, AccountID: s.acc.ID,
+	chat, _, err := recordChatMessage(ctx, s.tx, chatRecord{OrgID: s.p.OrgID, AccountID: s.acc.ID,
 		ProviderChatID: chatID, LeadKey: s.p.LeadKey, ProspectID: &s.p.ID, AttendeeName: s.p.Name, FromMe: true,
 		Text: text, ProviderMessageID: msgID, At: s.now})
 	if err != nil {
@@ -190,23 +198,23 @@ func (s *stepper) message(ctx context.Context) error {
 	s.p.LastActivityAt = timePtr(s.now)
 	if j := nextMessageStep(s.run.steps, i+1); j < len(s.run.steps) {
 		s.p.NextStepAt = timePtr(s.now.Add(days(s.run.steps[j].DelayDays)))
-		if err := s.tx.OpenFollowup(ctx, s.p.OrgID, s.p.ID, &chat, *s.p.NextStepAt, j); err != nil {
+		if err := openFollowup(ctx, s.tx, s.p.OrgID, s.p.ID, &chat, *s.p.NextStepAt, j); err != nil {
 			return err
 		}
 	} else {
 		s.p.NextStepAt = timePtr(s.now.Add(s.e.cfg.ReplyWindow))
-		if err := s.tx.CloseFollowups(ctx, s.p.ID, s.now); err != nil {
+		if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
 			return err
 		}
 	}
 	s.out.acted, s.out.sent = true, true
-	if err := s.tx.SaveEngineProspect(ctx, *s.p); err != nil {
+	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
 		return err
 	}
 	if err := s.activity(outreach.ActivityMessageSent, new(i)); err != nil {
 		return err
 	}
-	recent, err := s.tx.RecentTurns(ctx, chat, outreach.MaxRecentConversation)
+	recent, err := storage.RecentTurns(ctx, s.tx, chat, outreach.MaxRecentConversation)
 	if err != nil {
 		return err
 	}
@@ -221,7 +229,7 @@ func (s *stepper) send(ctx context.Context, target, text string) (string, string
 	cctx, cancel := s.e.callCtx(ctx)
 	defer cancel()
 	chatID, msgID, err := s.e.li.SendMessage(cctx, s.acc.ProviderAccountID, target, text)
-	if (errors.Is(err, ErrNotConnected) || errors.Is(err, ErrUnknownChat)) && s.e.op != nil && s.p.ConnectedAt != nil {
+	if (notConnected(err) || errors.Is(err, outreach.ErrUnknownChat)) && s.e.op != nil && s.p.ConnectedAt != nil {
 		if s.e.resyncConnection(cctx, s.acc.ProviderAccountID, s.ref()) == nil {
 			chatID, msgID, err = s.e.li.SendMessage(cctx, s.acc.ProviderAccountID, s.p.LeadKey, text)
 		}
@@ -230,11 +238,11 @@ func (s *stepper) send(ctx context.Context, target, text string) (string, string
 }
 
 // resyncConnection makes a simulator's person connected to the seat: invite, then accept.
-func (e *Engine) resyncConnection(ctx context.Context, providerAccountID string, ref ProfileRef) error {
-	if err := e.li.SendInvite(ctx, providerAccountID, ref, ""); err != nil && !errors.Is(err, ErrAlreadyInvited) {
+func (e *Engine) resyncConnection(ctx context.Context, providerAccountID string, ref outreach.ProfileRef) error {
+	if _, err := e.li.SendInvite(ctx, providerAccountID, ref, ""); err != nil && !errors.Is(err, outreach.ErrAlreadyInvited) {
 		return err
 	}
-	if err := e.op.InjectAccept(ref.ProfileKey); err != nil && !errors.Is(err, ErrNoPendingInvite) {
+	if err := e.op.InjectAccept(ref.ProfileKey); err != nil && !errors.Is(err, outreach.ErrNoPendingInvite) {
 		return err
 	}
 	return nil
@@ -254,10 +262,10 @@ func (s *stepper) bumpRecheckFailed(ctx context.Context, cause error) error {
 func (s *stepper) finishForHuman(ctx context.Context) error {
 	s.p.NextStepAt, s.p.SequenceEndedAt = nil, timePtr(s.now)
 	s.out.acted, s.out.ended = true, true
-	if err := s.tx.CloseFollowups(ctx, s.p.ID, s.now); err != nil {
+	if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
 		return err
 	}
-	return s.tx.SaveEngineProspect(ctx, *s.p)
+	return saveEngineProspect(ctx, s.tx, *s.p)
 }
 
 // personalize fills the placeholders a sequence text may use: {first_name}, {name},

@@ -150,7 +150,7 @@ func stopReplies(ctx context.Context, tx *Tx, orgID string, m personMatch, now t
 		return 0, fmt.Errorf("stop replies: %w", err)
 	}
 	// The person's prospect rows remember the stop, so a conversation that starts later is
-	// stopped from its first message (RecordChatMessage).
+	// stopped from its first message (the engine records a new chat stopped when they are).
 	if _, err := tx.Exec(ctx, `UPDATE prospects SET replies_stopped_at = $3
 		WHERE org_id = $1 AND id = ANY($2) AND replies_stopped_at IS NULL`, orgID, m.prospects, now); err != nil {
 		return 0, fmt.Errorf("stop replies: %w", err)

@@ -3,7 +3,10 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
 )
@@ -36,7 +39,7 @@ func (s *Store) GetConversation(ctx context.Context, orgID, id string, n int) (C
 	if err != nil {
 		return Conversation{}, notFound(err, "conversation "+id)
 	}
-	if c.Messages, err = s.RecentTurns(ctx, id, n); err != nil {
+	if c.Messages, err = RecentTurns(ctx, s.pool, id, n); err != nil {
 		return Conversation{}, fmt.Errorf("conversation %s: %w", id, err)
 	}
 	if c.Messages == nil {
@@ -47,7 +50,7 @@ func (s *Store) GetConversation(ctx context.Context, orgID, id string, n int) (C
 
 // GetOrgLinkedInAccount reads one seat of orgID; another organization's is outreach.ErrNotFound.
 func (s *Store) GetOrgLinkedInAccount(ctx context.Context, orgID, id string) (LinkedInAccount, error) {
-	a, err := scanLinkedInAccount(s.pool.QueryRow(ctx, `SELECT `+linkedInAccountColumns+`
+	a, err := ScanLinkedInAccount(s.pool.QueryRow(ctx, `SELECT `+LinkedInAccountColumns+`
 		FROM linkedin_accounts WHERE org_id = $1 AND id = $2`, orgID, id))
 	if err != nil {
 		return LinkedInAccount{}, notFound(err, "account "+id)
@@ -58,14 +61,38 @@ func (s *Store) GetOrgLinkedInAccount(ctx context.Context, orgID, id string) (Li
 // OrgPeriodCounts sums the organization's campaign activity counters over the UTC days
 // [from, to], as the daily digest and the reports count them.
 func (s *Store) OrgPeriodCounts(ctx context.Context, orgID string, from, to time.Time) (outreach.ReportStats, error) {
-	var st outreach.ReportStats
-	err := s.InTx(ctx, func(tx *Tx) error {
-		var err error
-		st, err = tx.PeriodCounts(ctx, orgID, from, to)
-		return err
-	})
+	st, err := PeriodCounts(ctx, s.pool, orgID, from, to)
 	if err != nil {
 		return st, fmt.Errorf("period counts: %w", err)
 	}
 	return st, nil
+}
+
+// PeriodCounts sums the eight daily counters of an organization's campaign activity over the
+// UTC days from..to inclusive.
+func PeriodCounts(ctx context.Context, q Querier, orgID string, from, to time.Time) (outreach.ReportStats, error) {
+	var st outreach.ReportStats
+	err := q.QueryRow(ctx, `SELECT `+activityTotalsSQL+`, coalesce(sum(invites_withdrawn), 0)
+		FROM activity_daily WHERE org_id = $1 AND day >= $2::date AND day <= $3::date`,
+		orgID, from.Format(time.DateOnly), to.Format(time.DateOnly)).
+		Scan(append(activityTotalsDest(&st.ActivityTotals), &st.InvitesWithdrawn)...)
+	return st, err
+}
+
+// RecentTurns returns the last n messages of a chat, oldest first; in a transaction it sees the
+// transaction's own messages.
+func RecentTurns(ctx context.Context, q Querier, chatID string, n int) ([]outreach.ConversationTurn, error) {
+	rows, err := q.Query(ctx, `SELECT from_me, text, at FROM messages WHERE chat_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, chatID, n)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (outreach.ConversationTurn, error) {
+		var t outreach.ConversationTurn
+		var at time.Time
+		err := r.Scan(&t.FromMe, &t.Text, &at)
+		t.At = outreach.FormatTime(at)
+		return t, err
+	})
+	slices.Reverse(out)
+	return out, err
 }

@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"strings"
 	"time"
+
+	"outreachd/outreach"
 )
 
 // persona is how a simulated person answers messages. Each person gets one, picked by a seeded
@@ -112,7 +114,7 @@ func (s *Simulator) personaOf(profileKey string) persona {
 
 // scriptedReply returns the n-th reply of the person, or false when they have nothing more
 // to say.
-func (s *Simulator) scriptedReply(ref ProfileRef, profileKey string, n int) (string, bool) {
+func (s *Simulator) scriptedReply(ref outreach.ProfileRef, profileKey string, n int) (string, bool) {
 	lines := personaScripts[s.personaOf(profileKey)]
 	if n >= len(lines) {
 		return "", false

@@ -28,7 +28,7 @@ import (
 // remember (the database is unreachable) is refused with the error, as a provider that cannot
 // take a request would refuse it.
 
-// WorldStore keeps simulated worlds' journals. storage implements it in PostgreSQL.
+// WorldStore keeps simulated worlds' journals; PostgresWorlds keeps them in PostgreSQL.
 type WorldStore interface {
 	// OpenSimWorld returns the name of base's current world, creating a new one when there is none.
 	OpenSimWorld(ctx context.Context, base string) (world string, err error)
@@ -44,14 +44,15 @@ func WorldBase(seed int64) string { return fmt.Sprintf("simulator/seed-%d", seed
 
 // simCall is one journal entry's arguments; which fields are set depends on the op.
 type simCall struct {
-	Org      string        `json:"org,omitempty"`
-	Name     string        `json:"name,omitempty"`
-	Account  string        `json:"account,omitempty"`
-	Profile  *ProfileRef   `json:"profile,omitempty"`
-	Target   string        `json:"target,omitempty"` // chat id or profile key
-	Text     string        `json:"text,omitempty"`
-	Cooldown time.Duration `json:"cooldown,omitempty"`
-	Lapsed   bool          `json:"lapsed,omitempty"`
+	Org      string               `json:"org,omitempty"`
+	Name     string               `json:"name,omitempty"`
+	Account  string               `json:"account,omitempty"`
+	Profile  *outreach.ProfileRef `json:"profile,omitempty"`
+	Invite   string               `json:"invite,omitempty"` // the invitation a withdrawal names
+	Target   string               `json:"target,omitempty"` // chat id or profile key
+	Text     string               `json:"text,omitempty"`
+	Cooldown time.Duration        `json:"cooldown,omitempty"`
+	Lapsed   bool                 `json:"lapsed,omitempty"`
 }
 
 const (
@@ -88,10 +89,13 @@ func OpenSimulator(ctx context.Context, clock outreach.Clock, store WorldStore, 
 	err = store.SimCalls(ctx, s.world, func(at time.Time, op string, raw []byte) error {
 		var c simCall
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("linkedin sim: journal entry %s at %s: %w", op, at.Format(time.RFC3339), err)
+			return fmt.Errorf("linkedin sim: journal entry %d (%s at %s): %w", s.calls+1, op, at.Format(time.RFC3339), err)
 		}
 		s.clock = fixedClock(at)
-		s.replay(op, c)
+		if err := s.replay(op, c); err != nil {
+			return fmt.Errorf("linkedin sim: journal entry %d (%s at %s) does not replay: %w",
+				s.calls+1, op, at.Format(time.RFC3339), err)
+		}
 		s.calls++
 		if at.After(s.lastCall) {
 			s.lastCall = at
@@ -116,36 +120,50 @@ type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
-// replay makes one recorded call again. Its outcome was already decided when it was first
-// made and is decided the same way now, so the error, if any, is the one it had then.
-func (s *Simulator) replay(op string, c simCall) {
+// errDailyLimitHit marks the invitation refused because it was one too many for the day: the
+// refusal rate-limited the seat, a change the journal keeps, so it is the one refusal a
+// journaled call may meet.
+var errDailyLimitHit = errors.New("daily invitation limit reached")
+
+// replay makes one recorded call again. A call is journaled only once it passed its checks, and
+// the simulator decides the same way at the same time, so the call succeeds again, or meets the
+// daily limit again. Any other answer means the journal no longer rebuilds the world it recorded
+// (an entry this version does not know, or one the world now refuses), and the world is not
+// opened: a world that silently differs from its journal would report what never happened.
+func (s *Simulator) replay(op string, c simCall) error {
 	ctx := context.Background()
-	ref := ProfileRef{}
+	ref := outreach.ProfileRef{}
 	if c.Profile != nil {
 		ref = *c.Profile
 	}
+	var err error
 	switch op {
 	case opConnect:
-		_, _ = s.ConnectAccount(ctx, c.Org, c.Name)
+		_, err = s.ConnectAccount(ctx, c.Org, c.Name)
 	case opInvite:
-		_, _ = s.SendInvite(ctx, c.Account, ref, c.Text)
+		if _, err = s.SendInvite(ctx, c.Account, ref, c.Text); errors.Is(err, errDailyLimitHit) {
+			err = nil
+		}
 	case opWithdraw:
-		_ = s.WithdrawInvite(ctx, c.Account, ref)
+		err = s.WithdrawInvite(ctx, c.Account, c.Invite, ref)
 	case opMessage:
-		_, _, _ = s.SendMessage(ctx, c.Account, c.Target, c.Text)
+		_, _, err = s.SendMessage(ctx, c.Account, c.Target, c.Text)
 	case opAccept:
-		_ = s.InjectAccept(c.Target)
+		err = s.InjectAccept(c.Target)
 	case opReply:
-		_, _ = s.InjectReply(c.Target, c.Text)
+		_, err = s.InjectReply(c.Target, c.Text)
 	case opDisconnect:
-		_ = s.InjectDisconnect(c.Account)
+		err = s.InjectDisconnect(c.Account)
 	case opReconnect:
-		_ = s.InjectReconnect(c.Account)
+		err = s.InjectReconnect(c.Account)
 	case opRateLimit:
-		_ = s.InjectRateLimit(c.Account, c.Cooldown)
+		err = s.InjectRateLimit(c.Account, c.Cooldown)
 	case opSalesNav:
-		_ = s.InjectSalesNav(c.Account, c.Lapsed)
+		err = s.InjectSalesNav(c.Account, c.Lapsed)
+	default:
+		err = fmt.Errorf("unknown operation %q", op)
 	}
+	return err
 }
 
 // rememberInjection is remember for the operator injections, which have no context.

@@ -80,7 +80,7 @@ type Simulator struct {
 	chats    map[string]*simChat
 	queue    eventQueue
 	evSeq    int64
-	reports  []Report
+	reports  []outreach.LinkedInReport
 
 	// The journal (sim_world.go); store is nil for an in-memory world.
 	store     WorldStore
@@ -103,30 +103,29 @@ func NewSimulator(clock outreach.Clock, cfg SimConfig) (*Simulator, error) {
 		rels: map[relKey]*relation{}, byProv: map[string]string{}, chats: map[string]*simChat{}}, nil
 }
 
-var _ Provider = (*Simulator)(nil)
-
 type simAccount struct {
-	Account
+	outreach.ProviderAccount
 	disconnected     bool
 	rateLimitedUntil time.Time
 	day              string // UTC date invitesToday counts
 	invitesToday     int
+	invitedAt        []time.Time // the last 7 days' invitations, oldest first
 	disconnectEv     *simEvent
 	held             []*simEvent // events that fell due while disconnected
 }
 
-func (a *simAccount) status(now time.Time) AccountStatus {
+func (a *simAccount) status(now time.Time) outreach.AccountStatus {
 	switch {
 	case a.disconnected:
-		return StatusDisconnected
+		return outreach.AccountDisconnected
 	case a.rateLimitedUntil.After(now):
-		return StatusRateLimited
+		return outreach.AccountRateLimited
 	}
-	return StatusOK
+	return outreach.AccountOK
 }
 
-func (a *simAccount) snapshot(now time.Time) Account {
-	acc := a.Account
+func (a *simAccount) snapshot(now time.Time) outreach.ProviderAccount {
+	acc := a.ProviderAccount
 	acc.Status = a.status(now)
 	return acc
 }
@@ -144,7 +143,7 @@ const (
 
 // relation is one account's history with one person.
 type relation struct {
-	ref        ProfileRef
+	ref        outreach.ProfileRef
 	accountID  string
 	invite     inviteState
 	inviteID   string
@@ -157,7 +156,7 @@ type relation struct {
 
 type simChat struct {
 	id, accountID, profileKey string
-	msgs                      []Message
+	msgs                      []outreach.ChatMessage
 }
 
 type eventKind int
@@ -223,7 +222,7 @@ func (s *Simulator) apply(ev *simEvent) {
 		acc.disconnectEv = nil
 		if !acc.disconnected {
 			acc.disconnected = true
-			s.emit(Report{Kind: ReportAccountDisconnected, AccountID: acc.ID, At: ev.at})
+			s.emit(outreach.LinkedInReport{Kind: outreach.ReportAccountDisconnected, AccountID: acc.ID, At: ev.at})
 		}
 		return
 	}
@@ -242,7 +241,7 @@ func (s *Simulator) apply(ev *simEvent) {
 			return
 		}
 		rel.invite = inviteAccepted
-		s.emit(s.personReport(ReportInviteAccepted, rel, ev.at))
+		s.emit(s.personReport(outreach.ReportInviteAccepted, rel, ev.at))
 	case evReply:
 		if ev.scripted {
 			rel.replyEv = nil
@@ -251,18 +250,18 @@ func (s *Simulator) apply(ev *simEvent) {
 		chat := s.chatFor(rel)
 		msg := chat.add(ev.text, ev.at, false, rel.ref.ProviderID)
 		rel.lastActive = ev.at
-		r := s.personReport(ReportMessageReceived, rel, ev.at)
+		r := s.personReport(outreach.ReportMessageReceived, rel, ev.at)
 		r.ChatID, r.MessageID, r.Text = chat.id, msg.ID, msg.Text
 		s.emit(r)
 	}
 }
 
-func (s *Simulator) personReport(kind ReportKind, rel *relation, at time.Time) Report {
-	return Report{Kind: kind, AccountID: rel.accountID, ProfileKey: rel.ref.ProfileKey,
+func (s *Simulator) personReport(kind outreach.LinkedInReportKind, rel *relation, at time.Time) outreach.LinkedInReport {
+	return outreach.LinkedInReport{Kind: kind, AccountID: rel.accountID, ProfileKey: rel.ref.ProfileKey,
 		ProviderID: rel.ref.ProviderID, AttendeeName: rel.ref.Name, At: at}
 }
 
-func (s *Simulator) emit(r Report) {
+func (s *Simulator) emit(r outreach.LinkedInReport) {
 	r.Seq = int64(len(s.reports)) + 1
 	s.reports = append(s.reports, r)
 }
@@ -277,8 +276,8 @@ func (s *Simulator) chatFor(rel *relation) *simChat {
 	return c
 }
 
-func (c *simChat) add(text string, at time.Time, fromMe bool, sender string) Message {
-	m := Message{ID: fmt.Sprintf("%s_m%d", c.id, len(c.msgs)+1), ChatID: c.id, Text: text,
+func (c *simChat) add(text string, at time.Time, fromMe bool, sender string) outreach.ChatMessage {
+	m := outreach.ChatMessage{ID: fmt.Sprintf("%s_m%d", c.id, len(c.msgs)+1), ChatID: c.id, Text: text,
 		At: at, FromMe: fromMe, SenderID: sender}
 	c.msgs = append(c.msgs, m)
 	return m
@@ -310,7 +309,7 @@ func (s *Simulator) reconnect(acc *simAccount, now time.Time) {
 	}
 	acc.disconnected = false
 	acc.ConnectedAt = now
-	s.emit(Report{Kind: ReportAccountReconnected, AccountID: acc.ID, At: now})
+	s.emit(outreach.LinkedInReport{Kind: outreach.ReportAccountReconnected, AccountID: acc.ID, At: now})
 	held := acc.held
 	acc.held = nil
 	for _, ev := range held {
@@ -323,7 +322,7 @@ func (s *Simulator) reconnect(acc *simAccount, now time.Time) {
 func (s *Simulator) rateLimit(acc *simAccount, now time.Time, cooldown time.Duration) {
 	acc.rateLimitedUntil = now.Add(cooldown)
 	hours := int((cooldown + time.Hour - 1) / time.Hour)
-	s.emit(Report{Kind: ReportAccountRateLimited, AccountID: acc.ID, CooldownHours: hours, At: now})
+	s.emit(outreach.LinkedInReport{Kind: outreach.ReportAccountRateLimited, AccountID: acc.ID, CooldownHours: hours, At: now})
 }
 
 // account returns the account or ErrUnknownAccount; with usable it also refuses a
@@ -331,17 +330,17 @@ func (s *Simulator) rateLimit(acc *simAccount, now time.Time, cooldown time.Dura
 func (s *Simulator) account(id string, usable bool) (*simAccount, error) {
 	acc, ok := s.accounts[id]
 	if !ok {
-		return nil, fmt.Errorf("account %q: %w", id, ErrUnknownAccount)
+		return nil, fmt.Errorf("account %q: %w", id, outreach.ErrUnknownAccount)
 	}
 	if usable && acc.disconnected {
-		return nil, fmt.Errorf("account %q: %w", id, ErrAccountDisconnected)
+		return nil, fmt.Errorf("account %q: %w", id, outreach.ErrAccountDisconnected)
 	}
 	return acc, nil
 }
 
 // resolve fills in a reference's key and provider id. A person's provider id is derived from
 // their key so that every account sees the same member.
-func (s *Simulator) resolve(ref ProfileRef) (ProfileRef, error) {
+func (s *Simulator) resolve(ref outreach.ProfileRef) (outreach.ProfileRef, error) {
 	if ref.ProfileKey == "" {
 		if k, ok := s.byProv[ref.ProviderID]; ok {
 			ref.ProfileKey = k
@@ -350,16 +349,21 @@ func (s *Simulator) resolve(ref ProfileRef) (ProfileRef, error) {
 		}
 	}
 	if ref.ProfileKey == "" {
-		return ref, ErrInvalidProfile
+		return ref, outreach.ErrInvalidProfile
 	}
 	if ref.ProviderID == "" {
-		// Shaped like LinkedIn's member ids ("ACoAA" and 34 more id characters, 39 in all), so
-		// what the simulator shows is accepted back wherever the API takes a member id.
-		ref.ProviderID = fmt.Sprintf("ACoAA%016x%016x%02x", s.hash("member", ref.ProfileKey),
-			s.hash("member-2", ref.ProfileKey), s.hash("member-3", ref.ProfileKey)&0xff)
+		ref.ProviderID = s.memberID(ref.ProfileKey)
 	}
 	s.byProv[ref.ProviderID] = ref.ProfileKey
 	return ref, nil
+}
+
+// memberID is the member id of the person keyed profileKey, shaped like LinkedIn's ("ACoAA" and
+// 34 more id characters, 39 in all), so what the simulator shows is accepted back wherever the
+// API takes a member id.
+func (s *Simulator) memberID(profileKey string) string {
+	return fmt.Sprintf("ACoAA%016x%016x%02x", s.hash("member", profileKey),
+		s.hash("member-2", profileKey), s.hash("member-3", profileKey)&0xff)
 }
 
 // keyOf turns a profile key or provider id into a profile key.
@@ -381,7 +385,7 @@ func (s *Simulator) sortedRels(profileKey string) []*relation {
 	return out
 }
 
-func sortChats(chats []Chat) {
+func sortChats(chats []outreach.Chat) {
 	sort.SliceStable(chats, func(i, j int) bool {
 		a, b := chats[i].LastMessage, chats[j].LastMessage
 		if a == nil || b == nil {

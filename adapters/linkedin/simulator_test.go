@@ -14,7 +14,7 @@ import (
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-func newSim(t *testing.T, cfg SimConfig) (*Simulator, *outreach.VirtualClock, Account) {
+func newSim(t *testing.T, cfg SimConfig) (*Simulator, *outreach.VirtualClock, outreach.ProviderAccount) {
 	t.Helper()
 	clock := outreach.NewVirtualClock(t0, 0)
 	if cfg.DisconnectPerDay == 0 {
@@ -31,7 +31,7 @@ func newSim(t *testing.T, cfg SimConfig) (*Simulator, *outreach.VirtualClock, Ac
 	return s, clock, acc
 }
 
-func poll(t *testing.T, s *Simulator, after int64) []Report {
+func poll(t *testing.T, s *Simulator, after int64) []outreach.LinkedInReport {
 	t.Helper()
 	rs, err := s.Poll(context.Background(), after, 0)
 	if err != nil {
@@ -53,27 +53,27 @@ func findKey(t *testing.T, s *Simulator, want persona) string {
 }
 
 // run drives one scripted session: 35 invites, messages to whoever accepted, ten days.
-func run(t *testing.T, seed int64) []Report {
+func run(t *testing.T, seed int64) []outreach.LinkedInReport {
 	t.Helper()
 	ctx := context.Background()
 	s, clock, acc := newSim(t, SimConfig{Seed: seed, DisconnectPerDay: 0.05})
 	for i := range 35 {
-		ref := ProfileRef{ProfileKey: fmt.Sprintf("linkedin.com/in/p%d", i), Name: fmt.Sprintf("Person %d", i)}
-		if _, err := s.SendInvite(ctx, acc.ID, ref, "Hi!"); err != nil && !errors.Is(err, ErrAccountDisconnected) {
+		ref := outreach.ProfileRef{ProfileKey: fmt.Sprintf("linkedin.com/in/p%d", i), Name: fmt.Sprintf("Person %d", i)}
+		if _, err := s.SendInvite(ctx, acc.ID, ref, "Hi!"); err != nil && !errors.Is(err, outreach.ErrAccountDisconnected) {
 			t.Fatal(err)
 		}
 	}
 	var cursor int64
-	var all []Report
+	var all []outreach.LinkedInReport
 	for range 240 {
 		clock.Advance(time.Hour)
 		for _, r := range poll(t, s, cursor) {
 			cursor = r.Seq
 			all = append(all, r)
 			switch r.Kind {
-			case ReportInviteAccepted:
+			case outreach.ReportInviteAccepted:
 				s.SendMessage(ctx, acc.ID, r.ProfileKey, "Thanks for connecting!")
-			case ReportAccountDisconnected:
+			case outreach.ReportAccountDisconnected:
 				s.InjectReconnect(acc.ID)
 			}
 		}
@@ -86,11 +86,11 @@ func TestSimulatorDeterministic(t *testing.T) {
 	if len(a) == 0 || !reflect.DeepEqual(a, b) {
 		t.Fatalf("same seed gave different reports (%d vs %d)", len(a), len(b))
 	}
-	kinds := map[ReportKind]int{}
+	kinds := map[outreach.LinkedInReportKind]int{}
 	for _, r := range a {
 		kinds[r.Kind]++
 	}
-	if kinds[ReportInviteAccepted] == 0 || kinds[ReportMessageReceived] == 0 {
+	if kinds[outreach.ReportInviteAccepted] == 0 || kinds[outreach.ReportMessageReceived] == 0 {
 		t.Fatalf("a realistic run should see accepts and replies: %v", kinds)
 	}
 	if reflect.DeepEqual(a, run(t, 8)) {
@@ -119,7 +119,7 @@ func TestSimulatorRespectsClock(t *testing.T) {
 		ReplyDelayMin: 30 * time.Minute, ReplyDelayMax: 5 * time.Hour}
 	s, clock, acc := newSim(t, cfg)
 	key := findKey(t, s, personaPositive)
-	if _, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: key, Name: "Anna Berg"}, ""); err != nil {
+	if _, err := s.SendInvite(ctx, acc.ID, outreach.ProfileRef{ProfileKey: key, Name: "Anna Berg"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(2*time.Hour - time.Second)
@@ -128,7 +128,7 @@ func TestSimulatorRespectsClock(t *testing.T) {
 	}
 	clock.Advance(8 * time.Hour)
 	rs := poll(t, s, 0)
-	if len(rs) != 1 || rs[0].Kind != ReportInviteAccepted || rs[0].ProfileKey != key {
+	if len(rs) != 1 || rs[0].Kind != outreach.ReportInviteAccepted || rs[0].ProfileKey != key {
 		t.Fatalf("want one accept, got %+v", rs)
 	}
 	if at := rs[0].At; at.Before(t0.Add(2*time.Hour)) || at.After(t0.Add(10*time.Hour)) {
@@ -146,7 +146,7 @@ func TestSimulatorRespectsClock(t *testing.T) {
 	}
 	clock.Advance(5 * time.Hour)
 	rs = poll(t, s, 1)
-	if len(rs) != 1 || rs[0].Kind != ReportMessageReceived || rs[0].ChatID != chatID {
+	if len(rs) != 1 || rs[0].Kind != outreach.ReportMessageReceived || rs[0].ChatID != chatID {
 		t.Fatalf("want one reply in %s, got %+v", chatID, rs)
 	}
 	if d := rs[0].At.Sub(sent); d < 30*time.Minute || d > 5*time.Hour {
@@ -165,7 +165,7 @@ func TestSimulatorInjections(t *testing.T) {
 	ctx := context.Background()
 	s, clock, acc := newSim(t, SimConfig{AcceptRate: -1})
 	key := "linkedin.com/in/anna-berg"
-	if _, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: key, Name: "Anna Berg"}, ""); err != nil {
+	if _, err := s.SendInvite(ctx, acc.ID, outreach.ProfileRef{ProfileKey: key, Name: "Anna Berg"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Minute)
@@ -188,7 +188,7 @@ func TestSimulatorInjections(t *testing.T) {
 	if err := s.InjectDisconnect(acc.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: "x"}, ""); !errors.Is(err, ErrAccountDisconnected) {
+	if _, err := s.SendInvite(ctx, acc.ID, outreach.ProfileRef{ProfileKey: "x"}, ""); !errors.Is(err, outreach.ErrAccountDisconnected) {
 		t.Fatalf("invite on a disconnected account: %v", err)
 	}
 	if _, err := s.InjectReply(key, "Hello?"); err != nil { // held until reconnect
@@ -198,11 +198,11 @@ func TestSimulatorInjections(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := []ReportKind{ReportInviteAccepted, ReportMessageReceived, ReportAccountRateLimited,
-		ReportSalesNavUnavailable, ReportSalesNavRestored, ReportAccountDisconnected,
-		ReportAccountReconnected, ReportMessageReceived}
+	want := []outreach.LinkedInReportKind{outreach.ReportInviteAccepted, outreach.ReportMessageReceived, outreach.ReportAccountRateLimited,
+		outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored, outreach.ReportAccountDisconnected,
+		outreach.ReportAccountReconnected, outreach.ReportMessageReceived}
 	rs := poll(t, s, 0)
-	var got []ReportKind
+	var got []outreach.LinkedInReportKind
 	for i, r := range rs {
 		got = append(got, r.Kind)
 		if r.Seq != int64(i+1) || !r.At.Equal(t0.Add(time.Minute)) || r.AccountID != acc.ID {
@@ -228,7 +228,7 @@ func TestSimulatorRateLimit(t *testing.T) {
 	ctx := context.Background()
 	s, clock, acc := newSim(t, SimConfig{DailyInviteLimit: 3, RateLimitCooldown: 6 * time.Hour})
 	invite := func(i int) error {
-		_, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: fmt.Sprintf("k%d", i)}, "")
+		_, err := s.SendInvite(ctx, acc.ID, outreach.ProfileRef{ProfileKey: fmt.Sprintf("k%d", i)}, "")
 		return err
 	}
 	for i := range 3 {
@@ -236,21 +236,21 @@ func TestSimulatorRateLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := invite(3); !errors.Is(err, ErrRateLimited) {
+	if err := invite(3); !errors.Is(err, outreach.ErrRateLimited) {
 		t.Fatalf("4th invite: %v", err)
 	}
-	if h, _ := s.AccountHealth(ctx, acc.ID); h.Status != StatusRateLimited || !h.RateLimitedUntil.Equal(t0.Add(6*time.Hour)) {
+	if h, _ := s.AccountHealth(ctx, acc.ID); h.Status != outreach.AccountRateLimited || !h.RateLimitedUntil.Equal(t0.Add(6*time.Hour)) {
 		t.Fatalf("health = %+v", h)
 	}
 	rs := poll(t, s, 0)
-	if len(rs) != 1 || rs[0].Kind != ReportAccountRateLimited || rs[0].CooldownHours != 6 {
+	if len(rs) != 1 || rs[0].Kind != outreach.ReportAccountRateLimited || rs[0].CooldownHours != 6 {
 		t.Fatalf("reports = %+v", rs)
 	}
-	if _, _, err := s.SendMessage(ctx, acc.ID, "k0", "hi"); !errors.Is(err, ErrNotConnected) {
+	if _, _, err := s.SendMessage(ctx, acc.ID, "k0", "hi"); !errors.Is(err, outreach.ErrNotConnected) {
 		t.Fatalf("message to a pending invite: %v", err)
 	}
 	clock.Advance(6 * time.Hour) // same UTC day: cooldown over, daily limit still reached
-	if err := invite(4); !errors.Is(err, ErrRateLimited) {
+	if err := invite(4); !errors.Is(err, outreach.ErrRateLimited) {
 		t.Fatalf("invite past the daily limit after cooldown: %v", err)
 	}
 	clock.Set(t0.Add(24 * time.Hour))
@@ -264,16 +264,16 @@ func TestSimulatorRandomDisconnect(t *testing.T) {
 	s, clock, acc := newSim(t, SimConfig{Seed: 3, DisconnectPerDay: 1})
 	clock.Advance(48 * time.Hour)
 	rs := poll(t, s, 0)
-	if len(rs) != 1 || rs[0].Kind != ReportAccountDisconnected || rs[0].At.After(t0.Add(48*time.Hour)) {
+	if len(rs) != 1 || rs[0].Kind != outreach.ReportAccountDisconnected || rs[0].At.After(t0.Add(48*time.Hour)) {
 		t.Fatalf("reports = %+v", rs)
 	}
-	if h, err := s.AccountHealth(ctx, acc.ID); err != nil || h.Status != StatusDisconnected {
+	if h, err := s.AccountHealth(ctx, acc.ID); err != nil || h.Status != outreach.AccountDisconnected {
 		t.Fatalf("health = %+v, %v", h, err)
 	}
 	if _, err := s.ConnectAccount(ctx, "org_1", "Dana Seller"); err != nil {
 		t.Fatal(err)
 	}
-	if rs := poll(t, s, 1); len(rs) != 1 || rs[0].Kind != ReportAccountReconnected {
+	if rs := poll(t, s, 1); len(rs) != 1 || rs[0].Kind != outreach.ReportAccountReconnected {
 		t.Fatalf("after reconnect: %+v", rs)
 	}
 }
@@ -308,13 +308,13 @@ func TestSimulatorForesee(t *testing.T) {
 		}
 		checked++
 		start := clock.Now()
-		if _, err := s.SendInvite(ctx, acc.ID, ProfileRef{ProfileKey: key, Name: "P"}, ""); err != nil {
+		if _, err := s.SendInvite(ctx, acc.ID, outreach.ProfileRef{ProfileKey: key, Name: "P"}, ""); err != nil {
 			t.Fatal(err)
 		}
 		before := len(poll(t, s, 0))
 		clock.Set(start.Add(f.AcceptAfter))
 		rs := poll(t, s, int64(before))
-		if len(rs) != 1 || rs[0].Kind != ReportInviteAccepted || !rs[0].At.Equal(start.Add(f.AcceptAfter)) {
+		if len(rs) != 1 || rs[0].Kind != outreach.ReportInviteAccepted || !rs[0].At.Equal(start.Add(f.AcceptAfter)) {
 			t.Fatalf("%s: forecast accept after %s, got %+v", key, f.AcceptAfter, rs)
 		}
 		sent := clock.Now()
@@ -323,7 +323,7 @@ func TestSimulatorForesee(t *testing.T) {
 		}
 		clock.Set(sent.Add(f.FirstReplyAfter))
 		rs = poll(t, s, int64(before+1))
-		if len(rs) != 1 || rs[0].Kind != ReportMessageReceived || !rs[0].At.Equal(sent.Add(f.FirstReplyAfter)) {
+		if len(rs) != 1 || rs[0].Kind != outreach.ReportMessageReceived || !rs[0].At.Equal(sent.Add(f.FirstReplyAfter)) {
 			t.Fatalf("%s (%s): forecast reply after %s, got %+v", key, f.Persona, f.FirstReplyAfter, rs)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"outreachd/adapters/linkedin"
 	"outreachd/engine"
 	"outreachd/outreach"
 )
@@ -39,11 +38,11 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	if err != nil {
 		return nil, err
 	}
-	pa, err := linkedin.ForEngine{Sim: sim}.ConnectAccount(ctx, *org, n)
+	pa, err := sim.ConnectAccount(ctx, *org, n)
 	if err != nil {
 		return nil, err
 	}
-	acc, err := env.store.ConnectLinkedInAccount(ctx, *org, n, pa.ID)
+	acc, err := engine.ConnectSeat(ctx, env.store.Pool(), *org, n, pa.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -60,18 +59,18 @@ func adminEngine(env *adminEnv) (*engine.Engine, error) {
 }
 
 // simulateProspect is `simulate accept|reply --prospect P [--text T]`.
-func simulateProspect(kind string) adminCommand {
+func simulateProspect(kind outreach.LinkedInReportKind) adminCommand {
 	return func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
 		prospect := fs.String("prospect", "", "prospect id")
 		text := fs.String("text", "", "the person's message")
 		required := []string{"prospect"}
-		if kind == engine.ReportMessageReceived {
+		if kind == outreach.ReportMessageReceived {
 			required = append(required, "text")
 		}
 		if err := parseFlags(fs, args, required...); err != nil {
 			return nil, err
 		}
-		if kind != engine.ReportMessageReceived && *text != "" {
+		if kind != outreach.ReportMessageReceived && *text != "" {
 			return nil, outreach.Invalidf("--text is only for simulate reply")
 		}
 		eng, err := adminEngine(env)
@@ -83,7 +82,7 @@ func simulateProspect(kind string) adminCommand {
 			return nil, err
 		}
 		out := map[string]any{"ok": true}
-		if kind == engine.ReportMessageReceived {
+		if kind == outreach.ReportMessageReceived {
 			out["chat_id"] = res["chat_id"]
 		}
 		return out, nil
@@ -91,11 +90,11 @@ func simulateProspect(kind string) adminCommand {
 }
 
 // simulateAccount is `simulate disconnect|reconnect|rate-limit|sales-nav-lapse|sales-nav-restore --account A`.
-func simulateAccount(kind string) adminCommand {
+func simulateAccount(kind outreach.LinkedInReportKind) adminCommand {
 	return func(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
 		account := fs.String("account", "", "LinkedIn account id (from admin account connect)")
 		var cooldown *time.Duration
-		if kind == engine.ReportAccountRateLimited {
+		if kind == outreach.ReportAccountRateLimited {
 			cooldown = fs.Duration("cooldown", 24*time.Hour, "how long invitations are refused")
 		}
 		if err := parseFlags(fs, args, "account"); err != nil {
@@ -120,11 +119,11 @@ func simulateAccount(kind string) adminCommand {
 }
 
 var (
-	adminSimulateAccept         = simulateProspect(engine.ReportInviteAccepted)
-	adminSimulateReply          = simulateProspect(engine.ReportMessageReceived)
-	adminSimulateDisconnect     = simulateAccount(engine.ReportAccountDisconnected)
-	adminSimulateReconnect      = simulateAccount(engine.ReportAccountReconnected)
-	adminSimulateRateLimit      = simulateAccount(engine.ReportAccountRateLimited)
-	adminSimulateSalesNavLapse  = simulateAccount(engine.ReportSalesNavUnavailable)
-	adminSimulateSalesNavReturn = simulateAccount(engine.ReportSalesNavRestored)
+	adminSimulateAccept         = simulateProspect(outreach.ReportInviteAccepted)
+	adminSimulateReply          = simulateProspect(outreach.ReportMessageReceived)
+	adminSimulateDisconnect     = simulateAccount(outreach.ReportAccountDisconnected)
+	adminSimulateReconnect      = simulateAccount(outreach.ReportAccountReconnected)
+	adminSimulateRateLimit      = simulateAccount(outreach.ReportAccountRateLimited)
+	adminSimulateSalesNavLapse  = simulateAccount(outreach.ReportSalesNavUnavailable)
+	adminSimulateSalesNavReturn = simulateAccount(outreach.ReportSalesNavRestored)
 )

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"outreachd/adapters/linkedin"
+	"outreachd/engine"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -112,7 +113,7 @@ func (a *app) keepDemoSeat(ctx context.Context, providerAccountID string) error 
 	for {
 		h, err := a.sim.AccountHealth(ctx, providerAccountID)
 		switch {
-		case err != nil || h.Status != linkedin.StatusDisconnected:
+		case err != nil || h.Status != outreach.AccountDisconnected:
 			downSince = time.Time{}
 		case downSince.IsZero():
 			downSince = h.CheckedAt
@@ -142,7 +143,7 @@ func prospectTotal(c *storage.Campaign) int {
 
 // demoSeat returns the demo organization's simulated seat, connecting it the first time.
 func (a *app) demoSeat(ctx context.Context, orgID string) (storage.LinkedInAccount, error) {
-	accs, err := a.store.AllLinkedInAccounts(ctx)
+	accs, err := engine.Seats(ctx, a.store.Pool())
 	if err != nil {
 		return storage.LinkedInAccount{}, err
 	}
@@ -159,7 +160,7 @@ func (a *app) demoSeat(ctx context.Context, orgID string) (storage.LinkedInAccou
 	if err != nil {
 		return storage.LinkedInAccount{}, err
 	}
-	return a.store.ConnectLinkedInAccount(ctx, orgID, demoSeatName, pa.ID)
+	return engine.ConnectSeat(ctx, a.store.Pool(), orgID, demoSeatName, pa.ID)
 }
 
 // resumableDemo returns the newest demo campaign when it is active and the simulated world knows

@@ -7,30 +7,37 @@ import (
 
 	"outreachd/adapters/drafter"
 	"outreachd/adapters/linkedin"
+	"outreachd/api"
 	"outreachd/engine"
 	"outreachd/outreach"
 )
 
 // The outreach engine's wiring: the LinkedIn simulator (the configured provider) on a
 // VirtualClock running at SIMULATOR_SPEED, shared by the engine so that sequence delays and
-// simulated network delays are measured on one clock. The simulator reaches the engine and
-// GET /inbox through adapters/linkedin's ForEngine and ForInbox; the drafter's glue is here.
+// simulated network delays are measured on one clock. The simulator is the engine's LinkedIn and
+// Operator ports and GET /inbox's reader as it is; the drafter's glue is here.
+
+var (
+	_ engine.LinkedIn = (*linkedin.Simulator)(nil)
+	_ engine.Operator = (*linkedin.Simulator)(nil)
+	_ api.InboxReader = (*linkedin.Simulator)(nil)
+)
 
 // engineClock starts the engine clock where the last serving instance's clock stood, or where
 // the simulated world's clock was saved when its last process stopped (so a restart does not
 // move a sped-up clock back behind the world's pending events and the prospects' next steps),
 // or at the wall clock, whichever is latest. SIMULATOR_SPEED 0 means real time here: a serving
 // engine on a frozen clock would never do anything.
-func (a *app) engineClock(ctx context.Context) (*outreach.VirtualClock, error) {
+func (a *app) engineClock(ctx context.Context, worlds *linkedin.PostgresWorlds) (*outreach.VirtualClock, error) {
 	start := time.Now()
-	if t, ok, err := a.store.EngineClock(ctx); err == nil && ok && t.After(start) {
+	if t, ok, err := engine.ServingClock(ctx, a.store.Pool()); err == nil && ok && t.After(start) {
 		start = t
 	}
-	world, err := a.store.OpenSimWorld(ctx, linkedin.WorldBase(a.cfg.SimulatorSeed))
+	world, err := worlds.OpenSimWorld(ctx, linkedin.WorldBase(a.cfg.SimulatorSeed))
 	if err != nil {
 		return nil, err
 	}
-	t, ok, err := a.store.SimClock(ctx, world)
+	t, ok, err := worlds.SimClock(ctx, world)
 	if err != nil {
 		return nil, fmt.Errorf("read the simulated clock: %w", err)
 	}
@@ -53,11 +60,12 @@ func newSimulator(cfg Config, clock outreach.Clock) (*linkedin.Simulator, error)
 // wireEngine opens the simulated LinkedIn world kept in PostgreSQL (the configured provider),
 // adds the outreach engine worker and lets GET /inbox read the same simulator.
 func (a *app) wireEngine(ctx context.Context) error {
-	clock, err := a.engineClock(ctx)
+	worlds := linkedin.NewPostgresWorlds(a.store.Pool())
+	clock, err := a.engineClock(ctx, worlds)
 	if err != nil {
 		return err
 	}
-	sim, err := linkedin.OpenSimulator(ctx, clock, a.store, linkedin.SimConfig{Seed: a.cfg.SimulatorSeed})
+	sim, err := linkedin.OpenSimulator(ctx, clock, worlds, linkedin.SimConfig{Seed: a.cfg.SimulatorSeed})
 	if err != nil {
 		return err
 	}
@@ -72,7 +80,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(a.store, linkedin.ForEngine{Sim: sim}, d, clock, a.log, engine.Config{
+	eng, err := engine.New(a.store, sim, d, clock, a.log, engine.Config{
 		PublicURL: a.cfg.PublicURL,
 		// The world's report sequence continues across restarts (it is rebuilt from the journal),
 		// so the poll cursor is the world's.
@@ -86,24 +94,24 @@ func (a *app) wireEngine(ctx context.Context) error {
 	a.apiDeps.DomainNow = clock.Now
 	a.apiDeps.Drafts = eng
 	if a.apiDeps.Inbox == nil {
-		a.apiDeps.Inbox = linkedin.ForInbox{P: sim}
+		a.apiDeps.Inbox = sim
 	}
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
-		worker{name: "simulator clock", run: a.saveSimClock})
+		worker{name: "simulator clock", run: func(ctx context.Context) error { return a.saveSimClock(ctx, worlds) }})
 	return nil
 }
 
 // saveSimClock records the simulated clock every few seconds and once more at shutdown, so the
 // next start resumes the world's time where this one stopped.
-func (a *app) saveSimClock(ctx context.Context) error {
+func (a *app) saveSimClock(ctx context.Context, worlds *linkedin.PostgresWorlds) error {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return a.store.SaveSimClock(context.WithoutCancel(ctx), a.sim.World(), a.clock.Now())
+			return worlds.SaveSimClock(context.WithoutCancel(ctx), a.sim.World(), a.clock.Now())
 		case <-t.C:
-			if err := a.store.SaveSimClock(ctx, a.sim.World(), a.clock.Now()); err != nil && ctx.Err() == nil {
+			if err := worlds.SaveSimClock(ctx, a.sim.World(), a.clock.Now()); err != nil && ctx.Err() == nil {
 				a.log.Warn("save the simulated clock", "err", err)
 			}
 		}

@@ -1,4 +1,4 @@
-package storage
+package engine
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
-// OpenNeedsHuman is a needs-human item locked for a person's decision.
-type OpenNeedsHuman struct {
+// openNeedsHuman is a needs-human item locked for a person's decision.
+type openNeedsHuman struct {
 	ID         string
 	OrgID      string
 	ProspectID *string
@@ -22,10 +23,10 @@ type OpenNeedsHuman struct {
 	Resolved   bool
 }
 
-// LockNeedsHuman locks one item of the organization's queue. An unknown item, or another
+// lockNeedsHuman locks one item of the organization's queue. An unknown item, or another
 // organization's, is outreach.ErrNotFound.
-func (tx *Tx) LockNeedsHuman(ctx context.Context, orgID, id string) (OpenNeedsHuman, error) {
-	var n OpenNeedsHuman
+func lockNeedsHuman(ctx context.Context, tx pgx.Tx, orgID, id string) (openNeedsHuman, error) {
+	var n openNeedsHuman
 	err := tx.QueryRow(ctx, `SELECT id, org_id, prospect_id, chat_id, ai_draft, draft_id, resolved_at IS NOT NULL
 		FROM needs_human WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID).
 		Scan(&n.ID, &n.OrgID, &n.ProspectID, &n.ChatID, &n.AIDraft, &n.DraftID, &n.Resolved)
@@ -38,16 +39,16 @@ func (tx *Tx) LockNeedsHuman(ctx context.Context, orgID, id string) (OpenNeedsHu
 	return n, nil
 }
 
-// ResolveNeedsHuman closes an item with its resolution ("approved", "dismissed") and who decided.
-func (tx *Tx) ResolveNeedsHuman(ctx context.Context, id, resolution, actor string, at time.Time) error {
+// resolveNeedsHuman closes an item with its resolution ("approved", "dismissed") and who decided.
+func resolveNeedsHuman(ctx context.Context, tx pgx.Tx, id, resolution, actor string, at time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE needs_human SET resolved_at = $2, resolution = $3, resolved_by = $4 WHERE id = $1`,
 		id, at, resolution, actor)
 	return err
 }
 
-// ReleaseDraft sets the text of a held draft and the time the engine's sender may take it (due);
+// releaseDraft sets the text of a held draft and the time the engine's sender may take it (due);
 // ok is false when the draft is no longer pending (sent or dismissed meanwhile).
-func (tx *Tx) ReleaseDraft(ctx context.Context, id, text string, due, now time.Time) (bool, error) {
+func releaseDraft(ctx context.Context, tx pgx.Tx, id, text string, due, now time.Time) (bool, error) {
 	tag, err := tx.Exec(ctx, `UPDATE reply_drafts SET text = $2, auto_send_at = $3, updated_at = $4
 		WHERE id = $1 AND status = 'pending'`, id, text, due, now)
 	if err != nil {
@@ -56,9 +57,9 @@ func (tx *Tx) ReleaseDraft(ctx context.Context, id, text string, due, now time.T
 	return tag.RowsAffected() == 1, nil
 }
 
-// DraftStatus reads a draft's status (pending, sent, dismissed).
-func (s *Store) DraftStatus(ctx context.Context, id string) (string, error) {
+// draftStatus reads a draft's status (pending, sent, dismissed).
+func draftStatus(ctx context.Context, q storage.Querier, id string) (string, error) {
 	var st string
-	err := s.pool.QueryRow(ctx, `SELECT status FROM reply_drafts WHERE id = $1`, id).Scan(&st)
+	err := q.QueryRow(ctx, `SELECT status FROM reply_drafts WHERE id = $1`, id).Scan(&st)
 	return st, err
 }

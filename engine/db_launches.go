@@ -1,37 +1,39 @@
-package storage
+package engine
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"outreachd/storage"
 )
 
-// CampaignLaunch is a campaign's first activation, for the operator log.
-type CampaignLaunch struct {
+// campaignLaunch is a campaign's first activation, for the operator log.
+type campaignLaunch struct {
 	ID, OrgID string
 	At        time.Time
 }
 
-// CampaignLaunches returns the campaigns launched (first activated, whichever process did it)
+// campaignLaunches returns the campaigns launched (first activated, whichever process did it)
 // after since (the database's clock), oldest first, at most limit, and the database's now to
 // pass as since next time. A zero since returns none, only the now to start from.
-func (s *Store) CampaignLaunches(ctx context.Context, since time.Time, limit int) ([]CampaignLaunch, time.Time, error) {
+func campaignLaunches(ctx context.Context, q storage.Querier, since time.Time, limit int) ([]campaignLaunch, time.Time, error) {
 	var now time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
+	if err := q.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
 		return nil, now, fmt.Errorf("campaign launches: %w", err)
 	}
 	if since.IsZero() {
 		return nil, now, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, org_id, started_at FROM campaigns
+	rows, err := q.Query(ctx, `SELECT id, org_id, started_at FROM campaigns
 		WHERE started_at > $1 AND started_at <= $2 ORDER BY started_at LIMIT $3`, since, now, limit)
 	if err != nil {
 		return nil, now, fmt.Errorf("campaign launches: %w", err)
 	}
 	defer rows.Close()
-	var out []CampaignLaunch
+	var out []campaignLaunch
 	for rows.Next() {
-		var m CampaignLaunch
+		var m campaignLaunch
 		if err := rows.Scan(&m.ID, &m.OrgID, &m.At); err != nil {
 			return nil, now, err
 		}

@@ -1,22 +1,30 @@
-package storage
+package linkedin
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"outreachd/outreach"
 )
 
-// The LinkedIn simulator's world (adapters/linkedin.WorldStore): an append-only journal of the
-// calls that changed it, replayed when a process opens the world, and the simulated clock the
-// last process stopped at.
+// PostgresWorlds keeps simulated worlds in PostgreSQL (the sim_worlds and sim_calls tables of
+// the service's migrations): an append-only journal of the calls that changed a world, replayed
+// when a process opens the world, and the simulated clock the last process stopped at.
+type PostgresWorlds struct{ pool *pgxpool.Pool }
+
+// NewPostgresWorlds keeps worlds through pool.
+func NewPostgresWorlds(pool *pgxpool.Pool) *PostgresWorlds { return &PostgresWorlds{pool: pool} }
+
+var _ WorldStore = (*PostgresWorlds)(nil)
 
 // OpenSimWorld returns the name of base's current world, creating one ("<base>/w_<id>") when
 // base has none (the first start, or after its world was deleted).
-func (s *Store) OpenSimWorld(ctx context.Context, base string) (string, error) {
+func (w *PostgresWorlds) OpenSimWorld(ctx context.Context, base string) (string, error) {
 	var world string
-	err := s.pool.QueryRow(ctx, `WITH cur AS (
+	err := w.pool.QueryRow(ctx, `WITH cur AS (
 			SELECT world FROM sim_worlds WHERE base = $1 ORDER BY created_at DESC LIMIT 1),
 		ins AS (
 			INSERT INTO sim_worlds (world, base) SELECT $2, $1 WHERE NOT EXISTS (SELECT 1 FROM cur)
@@ -29,8 +37,8 @@ func (s *Store) OpenSimWorld(ctx context.Context, base string) (string, error) {
 }
 
 // AppendSimCall records one call on a simulated world.
-func (s *Store) AppendSimCall(ctx context.Context, world string, at time.Time, op string, args []byte) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO sim_calls (world, at, op, args) VALUES ($1, $2, $3, $4)`,
+func (w *PostgresWorlds) AppendSimCall(ctx context.Context, world string, at time.Time, op string, args []byte) error {
+	_, err := w.pool.Exec(ctx, `INSERT INTO sim_calls (world, at, op, args) VALUES ($1, $2, $3, $4)`,
 		world, at, op, args)
 	if err != nil {
 		return fmt.Errorf("append simulator call: %w", err)
@@ -39,8 +47,8 @@ func (s *Store) AppendSimCall(ctx context.Context, world string, at time.Time, o
 }
 
 // SimCalls hands fn a world's calls in the order they were made.
-func (s *Store) SimCalls(ctx context.Context, world string, fn func(at time.Time, op string, args []byte) error) error {
-	rows, err := s.pool.Query(ctx, `SELECT at, op, args FROM sim_calls WHERE world = $1 ORDER BY id`, world)
+func (w *PostgresWorlds) SimCalls(ctx context.Context, world string, fn func(at time.Time, op string, args []byte) error) error {
+	rows, err := w.pool.Query(ctx, `SELECT at, op, args FROM sim_calls WHERE world = $1 ORDER BY id`, world)
 	if err != nil {
 		return fmt.Errorf("read simulator calls: %w", err)
 	}
@@ -60,17 +68,17 @@ func (s *Store) SimCalls(ctx context.Context, world string, fn func(at time.Time
 }
 
 // SaveSimClock records where a world's simulated clock stands.
-func (s *Store) SaveSimClock(ctx context.Context, world string, at time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE sim_worlds SET clock_at = GREATEST(clock_at, $2), updated_at = now()
+func (w *PostgresWorlds) SaveSimClock(ctx context.Context, world string, at time.Time) error {
+	_, err := w.pool.Exec(ctx, `UPDATE sim_worlds SET clock_at = GREATEST(clock_at, $2), updated_at = now()
 		WHERE world = $1`, world, at)
 	return err
 }
 
 // SimClock returns where a world's simulated clock stood when it was last saved or last
 // changed the world, whichever is later; false for a world never used.
-func (s *Store) SimClock(ctx context.Context, world string) (time.Time, bool, error) {
+func (w *PostgresWorlds) SimClock(ctx context.Context, world string) (time.Time, bool, error) {
 	var t *time.Time
-	err := s.pool.QueryRow(ctx, `SELECT GREATEST((SELECT clock_at FROM sim_worlds WHERE world = $1),
+	err := w.pool.QueryRow(ctx, `SELECT GREATEST((SELECT clock_at FROM sim_worlds WHERE world = $1),
 		(SELECT max(at) FROM sim_calls WHERE world = $1))`, world).Scan(&t)
 	if err != nil || t == nil {
 		return time.Time{}, false, err

@@ -1,19 +1,19 @@
-package storage
+package engine
 
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
-// ChatMessage is one message the engine records: sent by us or received from a person.
+// chatRecord is one message the engine records: sent by us or received from a person.
 // The chat's id is the provider's chat id, which is also what GET /inbox shows.
-type ChatMessage struct {
+type chatRecord struct {
 	OrgID              string
 	AccountID          string // ours
 	ProviderChatID     string
@@ -28,10 +28,10 @@ type ChatMessage struct {
 	At                 time.Time
 }
 
-// RecordChatMessage upserts the chat and appends the message. It returns the chat id and
+// recordChatMessage upserts the chat and appends the message. It returns the chat id and
 // whether replies in it were stopped (POST /inbox/stop or /inbox/block, on this chat or, before
 // it existed, on the person's prospect rows).
-func (tx *Tx) RecordChatMessage(ctx context.Context, m ChatMessage) (string, bool, error) {
+func recordChatMessage(ctx context.Context, tx pgx.Tx, m chatRecord) (string, bool, error) {
 	var id string
 	var stopped bool
 	// A person stopped before this chat existed (POST /inbox/stop stamps their prospect rows)
@@ -52,60 +52,19 @@ func (tx *Tx) RecordChatMessage(ctx context.Context, m ChatMessage) (string, boo
 			last_message_text = excluded.last_message_text, last_message_at = excluded.last_message_at,
 			last_message_from_me = excluded.last_message_from_me
 		RETURNING id, replies_stopped_at IS NOT NULL`,
-		m.ProviderChatID, m.OrgID, m.AccountID, engNullable(m.LeadKey), m.ProspectID, m.AttendeeName, m.AttendeeProviderID,
+		m.ProviderChatID, m.OrgID, m.AccountID, nullable(m.LeadKey), m.ProspectID, m.AttendeeName, m.AttendeeProviderID,
 		m.FromMe, m.Text, m.At).Scan(&id, &stopped)
 	if err != nil {
 		return "", false, err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO messages (org_id, chat_id, prospect_id, from_me, text, sentiment, provider_message_id, at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.OrgID, id, m.ProspectID, m.FromMe, m.Text, m.Sentiment,
-		engNullable(m.ProviderMessageID), m.At)
+		nullable(m.ProviderMessageID), m.At)
 	return id, stopped, err
 }
 
-// ChatRepliesStopped reports whether replies in a chat were stopped.
-func (tx *Tx) ChatRepliesStopped(ctx context.Context, chatID string) (bool, error) {
-	var stopped bool
-	err := tx.QueryRow(ctx, `SELECT replies_stopped_at IS NOT NULL FROM chats WHERE id = $1`, chatID).Scan(&stopped)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	return stopped, err
-}
-
-// RecentTurns returns the last n messages of a chat, oldest first.
-func (s *Store) RecentTurns(ctx context.Context, chatID string, n int) ([]outreach.ConversationTurn, error) {
-	return recentTurns(ctx, s.pool, chatID, n)
-}
-
-// RecentTurns in a transaction sees the transaction's own messages.
-func (tx *Tx) RecentTurns(ctx context.Context, chatID string, n int) ([]outreach.ConversationTurn, error) {
-	return recentTurns(ctx, tx.Tx, chatID, n)
-}
-
-// querier is what pgxpool.Pool and pgx.Tx share for reading.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-func recentTurns(ctx context.Context, q querier, chatID string, n int) ([]outreach.ConversationTurn, error) {
-	rows, err := q.Query(ctx, `SELECT from_me, text, at FROM messages WHERE chat_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, chatID, n)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (outreach.ConversationTurn, error) {
-		var t outreach.ConversationTurn
-		var at time.Time
-		err := r.Scan(&t.FromMe, &t.Text, &at)
-		t.At = outreach.FormatTime(at)
-		return t, err
-	})
-	slices.Reverse(out)
-	return out, err
-}
-
-// ReplyDraft is a drafted answer to a person's message.
-type ReplyDraft struct {
+// replyDraft is a drafted answer to a person's message.
+type replyDraft struct {
 	ID         string
 	OrgID      string
 	ProspectID *string
@@ -114,16 +73,16 @@ type ReplyDraft struct {
 	AutoSendAt *time.Time // set when the guardrails let it through and the engine sends it
 }
 
-// InsertDraft stores a draft as pending.
-func (tx *Tx) InsertDraft(ctx context.Context, d ReplyDraft) error {
+// insertDraft stores a draft as pending.
+func insertDraft(ctx context.Context, tx pgx.Tx, d replyDraft) error {
 	_, err := tx.Exec(ctx, `INSERT INTO reply_drafts (id, org_id, prospect_id, chat_id, text, auto_send_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`, d.ID, d.OrgID, d.ProspectID, d.ChatID, d.Text, d.AutoSendAt)
 	return err
 }
 
-// DueAutoDrafts lists drafts the engine should send now.
-func (s *Store) DueAutoDrafts(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM reply_drafts WHERE status = 'pending' AND auto_send_at <= $1
+// dueAutoDrafts lists drafts the engine should send now.
+func dueAutoDrafts(ctx context.Context, q storage.Querier, now time.Time, limit int) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM reply_drafts WHERE status = 'pending' AND auto_send_at <= $1
 		ORDER BY auto_send_at, id LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, err
@@ -131,18 +90,18 @@ func (s *Store) DueAutoDrafts(ctx context.Context, now time.Time, limit int) ([]
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// DraftToSend is a pending auto-send draft with what sending it needs.
-type DraftToSend struct {
-	ReplyDraft
+// draftToSend is a pending auto-send draft with what sending it needs.
+type draftToSend struct {
+	replyDraft
 	AccountID         string
 	ProviderAccountID string
 	ProviderChatID    string
 	RepliesStopped    bool
 }
 
-// LockDraftToSend locks a pending auto-send draft; ok is false when it is gone or taken.
-func (tx *Tx) LockDraftToSend(ctx context.Context, id string) (DraftToSend, bool, error) {
-	var d DraftToSend
+// lockDraftToSend locks a pending auto-send draft; ok is false when it is gone or taken.
+func lockDraftToSend(ctx context.Context, tx pgx.Tx, id string) (draftToSend, bool, error) {
+	var d draftToSend
 	err := tx.QueryRow(ctx, `SELECT d.id, d.org_id, d.prospect_id, d.chat_id, d.text, d.auto_send_at,
 			c.account_id, a.provider_account_id, c.provider_chat_id, c.replies_stopped_at IS NOT NULL
 		FROM reply_drafts d JOIN chats c ON c.id = d.chat_id JOIN linkedin_accounts a ON a.id = c.account_id
@@ -155,14 +114,14 @@ func (tx *Tx) LockDraftToSend(ctx context.Context, id string) (DraftToSend, bool
 	return d, err == nil, err
 }
 
-// SetDraftStatus marks a draft sent or dismissed.
-func (tx *Tx) SetDraftStatus(ctx context.Context, id, status string, now time.Time) error {
+// setDraftStatus marks a draft sent or dismissed.
+func setDraftStatus(ctx context.Context, tx pgx.Tx, id, status string, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE reply_drafts SET status = $2, updated_at = $3 WHERE id = $1`, id, status, now)
 	return err
 }
 
-// NewNeedsHuman is a new entry of the needs-human queue.
-type NewNeedsHuman struct {
+// newNeedsHuman is a new entry of the needs-human queue.
+type newNeedsHuman struct {
 	ID           string
 	OrgID        string
 	CampaignID   *string
@@ -178,8 +137,8 @@ type NewNeedsHuman struct {
 	DraftID *string
 }
 
-// InsertNeedsHuman queues an item for a person.
-func (tx *Tx) InsertNeedsHuman(ctx context.Context, n NewNeedsHuman) error {
+// insertNeedsHuman queues an item for a person.
+func insertNeedsHuman(ctx context.Context, tx pgx.Tx, n newNeedsHuman) error {
 	_, err := tx.Exec(ctx, `INSERT INTO needs_human (id, org_id, campaign_id, prospect_id, chat_id, name, message,
 		ai_draft, intent, reason, waiting_since, draft_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		n.ID, n.OrgID, n.CampaignID, n.ProspectID, n.ChatID, n.Name, n.Message, n.AIDraft, n.Intent, n.Reason, n.WaitingSince,
@@ -187,10 +146,10 @@ func (tx *Tx) InsertNeedsHuman(ctx context.Context, n NewNeedsHuman) error {
 	return err
 }
 
-// OpenFollowup records the sequence's next scheduled message for a prospect (stop and block
+// openFollowup records the sequence's next scheduled message for a prospect (stop and block
 // close these), closing any earlier open one.
-func (tx *Tx) OpenFollowup(ctx context.Context, orgID, prospectID string, chatID *string, due time.Time, step int) error {
-	if err := tx.CloseFollowups(ctx, prospectID, due); err != nil {
+func openFollowup(ctx context.Context, tx pgx.Tx, orgID, prospectID string, chatID *string, due time.Time, step int) error {
+	if err := closeFollowups(ctx, tx, prospectID, due); err != nil {
 		return err
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO followups (id, org_id, prospect_id, chat_id, due_at, step) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -198,14 +157,14 @@ func (tx *Tx) OpenFollowup(ctx context.Context, orgID, prospectID string, chatID
 	return err
 }
 
-// CloseFollowups closes a prospect's open follow-ups.
-func (tx *Tx) CloseFollowups(ctx context.Context, prospectID string, now time.Time) error {
+// closeFollowups closes a prospect's open follow-ups.
+func closeFollowups(ctx context.Context, tx pgx.Tx, prospectID string, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE followups SET closed_at = $2 WHERE prospect_id = $1 AND closed_at IS NULL`, prospectID, now)
 	return err
 }
 
-// ResolveStalls closes a prospect's open stalls: something happened in the conversation.
-func (tx *Tx) ResolveStalls(ctx context.Context, prospectID string, now time.Time) error {
+// resolveStalls closes a prospect's open stalls: something happened in the conversation.
+func resolveStalls(ctx context.Context, tx pgx.Tx, prospectID string, now time.Time) error {
 	_, err := tx.Exec(ctx, `UPDATE stalls SET resolved_at = $2 WHERE prospect_id = $1 AND resolved_at IS NULL`, prospectID, now)
 	return err
 }

@@ -1,4 +1,4 @@
-package storage_test
+package linkedin_test
 
 import (
 	"context"
@@ -19,12 +19,13 @@ import (
 func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	st := testenv.Store(t)
+	worlds := linkedin.NewPostgresWorlds(st.Pool())
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	cfg := linkedin.SimConfig{Seed: 11, DisconnectPerDay: -1, ReplyDelayMax: 6 * time.Hour}
 	open := func(at time.Time) (*linkedin.Simulator, *outreach.VirtualClock) {
 		t.Helper()
 		clock := outreach.NewVirtualClock(at, 0)
-		s, err := linkedin.OpenSimulator(ctx, clock, st, cfg)
+		s, err := linkedin.OpenSimulator(ctx, clock, worlds, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 				}
 				acc = got.ID
 				for i := range 30 {
-					ref := linkedin.ProfileRef{ProfileKey: fmt.Sprintf("in:person-%d", i), Name: fmt.Sprintf("Person %d", i)}
+					ref := outreach.ProfileRef{ProfileKey: fmt.Sprintf("in:person-%d", i), Name: fmt.Sprintf("Person %d", i)}
 					if _, err := s.SendInvite(ctx, acc, ref, "Hi!"); err != nil {
 						t.Fatal(err)
 					}
@@ -68,7 +69,7 @@ func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range rs {
-				if r.Kind == linkedin.ReportInviteAccepted && r.At.Equal(c.Now()) {
+				if r.Kind == outreach.ReportInviteAccepted && r.At.Equal(c.Now()) {
 					if _, _, err := s.SendMessage(ctx, acc, r.ProfileKey, "Thanks for connecting!"); err != nil {
 						t.Fatal(err)
 					}
@@ -107,20 +108,20 @@ func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 	}
 
 	// The clock is saved with the world; another seed is another, empty world.
-	if err := st.SaveSimClock(ctx, b.World(), t0.Add(200*time.Hour)); err != nil {
+	if err := worlds.SaveSimClock(ctx, b.World(), t0.Add(200*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if at, ok, err := st.SimClock(ctx, b.World()); err != nil || !ok || !at.Equal(t0.Add(200*time.Hour)) {
+	if at, ok, err := worlds.SimClock(ctx, b.World()); err != nil || !ok || !at.Equal(t0.Add(200*time.Hour)) {
 		t.Fatalf("SimClock = %s, %v, %v", at, ok, err)
 	}
-	other, err := linkedin.OpenSimulator(ctx, clock, st, linkedin.SimConfig{Seed: 12})
+	other, err := linkedin.OpenSimulator(ctx, clock, worlds, linkedin.SimConfig{Seed: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := other.Replayed(); n != 0 || other.World() == b.World() {
 		t.Fatalf("seed 12 replayed %d calls of world %s", n, other.World())
 	}
-	if _, ok, _ := st.SimClock(ctx, other.World()); ok {
+	if _, ok, _ := worlds.SimClock(ctx, other.World()); ok {
 		t.Fatal("an unused world has a clock")
 	}
 
@@ -139,7 +140,7 @@ func TestSimulatorWorldSurvivesRestart(t *testing.T) {
 
 // reports is every report of s, with times in UTC (a replayed time comes back from PostgreSQL
 // in the local zone; the instant is what must be the same).
-func reports(t *testing.T, s *linkedin.Simulator) []linkedin.Report {
+func reports(t *testing.T, s *linkedin.Simulator) []outreach.LinkedInReport {
 	t.Helper()
 	rs, err := s.Poll(context.Background(), 0, 0)
 	if err != nil {
