@@ -31,6 +31,10 @@ type LinkedIn interface {
 	SendMessage(ctx context.Context, accountID, chatOrProfile, text string) (chatID, messageID string, err error)
 	// Messages returns a chat's messages, oldest first.
 	Messages(ctx context.Context, chatID string) ([]outreach.ChatMessage, error)
+	// Relation lists what stands between the seat and a person now (a pending invitation, a
+	// connection, a chat), so that an invitation or message whose answer was lost is checked
+	// before it is sent again.
+	Relation(ctx context.Context, accountID string, profile outreach.ProfileRef) (outreach.SeatRelation, error)
 	// Poll returns the reports with Seq > after, oldest first, at most limit (<= 0: all): the
 	// one path by which LinkedIn's events reach the engine.
 	Poll(ctx context.Context, after int64, limit int) ([]outreach.LinkedInReport, error)

@@ -32,6 +32,21 @@ type MemberProfile struct {
 	Name             string
 	Headline         string
 	Company          string
+	// Person is what the look-up learned for the person block (role, company and its page,
+	// location, industry, size, followers); nil fields are unknown. A provider that learns
+	// nothing more than the fields above leaves it zero.
+	Person Person
+}
+
+// SeatRelation is what stands between a seat and a person right now, as the provider lists it:
+// what an action whose answer was lost is reconciled against before anything is sent again.
+type SeatRelation struct {
+	// InvitationID is the seat's pending invitation to the person ("" when none is pending).
+	InvitationID string
+	// Connected is a 1st-degree connection (an invitation was accepted, or they were connected).
+	Connected bool
+	// ChatID is the seat's one-to-one chat with the person ("" when there is none).
+	ChatID string
 }
 
 // AccountStatus is whether a seat can act.

@@ -359,3 +359,39 @@ func firstNonEmpty(a, b string) string {
 	}
 	return b
 }
+
+// Relation reports the seat's pending invitation to a person, whether they are connected, and
+// their chat, as the simulated network stands now.
+func (s *Simulator) Relation(ctx context.Context, accountID string, profile outreach.ProfileRef) (outreach.SeatRelation, error) {
+	if err := ctx.Err(); err != nil {
+		return outreach.SeatRelation{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync()
+	if _, err := s.account(accountID, true); err != nil {
+		return outreach.SeatRelation{}, err
+	}
+	key := s.keyOf(firstNonEmpty(profile.ProfileKey, profile.ProviderID))
+	if key == "" {
+		return outreach.SeatRelation{}, outreach.ErrInvalidProfile
+	}
+	var out outreach.SeatRelation
+	rel := s.rels[relKey{accountID, key}]
+	if rel == nil {
+		return out, nil
+	}
+	switch rel.invite {
+	case invitePending:
+		out.InvitationID = rel.inviteID
+	case inviteAccepted:
+		out.Connected = true
+	}
+	for _, c := range s.chats {
+		if c.accountID == accountID && c.profileKey == key {
+			out.ChatID = c.id
+			break
+		}
+	}
+	return out, nil
+}

@@ -331,3 +331,35 @@ func TestSimulatorForesee(t *testing.T) {
 		t.Fatalf("only %d accepting, answering people among 400", checked)
 	}
 }
+
+// TestSimulatorRelation: what reconciliation reads back follows the invitation, its acceptance
+// and the first message.
+func TestSimulatorRelation(t *testing.T) {
+	ctx := context.Background()
+	s, _, acc := newSim(t, SimConfig{AcceptRate: -1})
+	ref := outreach.ProfileRef{ProfileKey: "linkedin.com/in/rel-person", Name: "Rel Person"}
+	got, err := s.Relation(ctx, acc.ID, ref)
+	if err != nil || got != (outreach.SeatRelation{}) {
+		t.Fatalf("before anything: %+v, %v", got, err)
+	}
+	inv, err := s.SendInvite(ctx, acc.ID, ref, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = s.Relation(ctx, acc.ID, ref); got.InvitationID != inv || got.Connected || got.ChatID != "" {
+		t.Fatalf("after the invitation: %+v, want invitation %s", got, inv)
+	}
+	if err := s.InjectAccept(ref.ProfileKey); err != nil {
+		t.Fatal(err)
+	}
+	chat, _, err := s.SendMessage(ctx, acc.ID, ref.ProfileKey, "Hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = s.Relation(ctx, acc.ID, ref); got.InvitationID != "" || !got.Connected || got.ChatID != chat {
+		t.Fatalf("after acceptance and a message: %+v, want connected with chat %s", got, chat)
+	}
+	if _, err := s.Relation(ctx, acc.ID, outreach.ProfileRef{}); !errors.Is(err, outreach.ErrInvalidProfile) {
+		t.Fatalf("no profile: %v", err)
+	}
+}
