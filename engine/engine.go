@@ -59,6 +59,9 @@ type Config struct {
 	// ActivityLogEvery is how often (wall clock) Run logs at info the campaigns launched and
 	// completed and what each campaign sent [1m].
 	ActivityLogEvery time.Duration
+	// ActionSpacing is the random gap, in engine time, between two LinkedIn actions of one seat,
+	// held across instances [2m-5m].
+	ActionSpacing Spacing
 }
 
 func (c *Config) setDefaults() {
@@ -98,6 +101,7 @@ func (c *Config) setDefaults() {
 	if c.ActivityLogEvery == 0 {
 		c.ActivityLogEvery = time.Minute
 	}
+	c.ActionSpacing = c.ActionSpacing.orDefault()
 }
 
 // Validate reports a configuration the engine cannot run with.
@@ -108,7 +112,7 @@ func (c Config) Validate() error {
 	case c.CampaignBatch < 0 || c.StallDays < 0 || c.BookingHorizonDays < 0:
 		return errors.New("engine: counts must not be negative")
 	}
-	return nil
+	return c.ActionSpacing.Validate()
 }
 
 // Engine works campaigns through their sequences, turns provider reports into statuses,

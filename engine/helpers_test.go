@@ -79,10 +79,15 @@ func newWorld(t *testing.T, start time.Time, opt worldOpt) *world {
 	return w
 }
 
+// newEngine builds an engine on the world's store, simulator and clock. Tests that do not set
+// the spacing act as soon as the schedule and the caps allow.
 func (w *world) newEngine(d engine.Drafter, cfg engine.Config) *engine.Engine {
 	w.t.Helper()
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "https://app.test"
+	}
+	if cfg.ActionSpacing == (engine.Spacing{}) {
+		cfg.ActionSpacing = engine.Spacing{Immediate: true}
 	}
 	e, err := engine.New(w.st, w.sim, d, w.clock, nil, cfg)
 	if err != nil {

@@ -147,6 +147,10 @@ loop:
 				notBefore = now.Add(15 * time.Minute)
 				break loop
 			}
+			if !out.wait.IsZero() {
+				notBefore = out.wait
+				break loop
+			}
 		}
 		if !progressed || len(ids) < budget+25 {
 			break
@@ -172,11 +176,12 @@ loop:
 }
 
 type stepOutcome struct {
-	acted    bool // something changed for the prospect
-	sent     bool // an invite or a sequence message went out (counts against the daily limit)
-	invite   bool // what went out was an invite
-	ended    bool // the prospect's sequence ended
-	seatDown bool // the seat cannot act now; stop this campaign for the pass
+	acted    bool      // something changed for the prospect
+	sent     bool      // an invite or a sequence message went out (counts against the daily limit)
+	invite   bool      // what went out was an invite
+	ended    bool      // the prospect's sequence ended
+	seatDown bool      // the seat cannot act now; stop this campaign for the pass
+	wait     time.Time // the seat may not act before then (its pace); stop this campaign until then
 }
 
 // halted reports a prospect the sequence must not touch: paused (POST /inbox/stop), lost,
@@ -190,56 +195,94 @@ func halted(p engineProspect) bool {
 		p.FilterVerdict != "accepted"
 }
 
-// step does the one due thing of one prospect in one transaction: re-read and lock the row,
-// honour stop/block/lost/booked and the do-not-contact list, act on LinkedIn, record the
-// result, its activity and its events.
+// step does the one due thing of one prospect. Phase 1, in one transaction under the seat's and
+// the prospect's row locks: re-read the prospect, honour stop/block/lost/booked and the
+// do-not-contact list, pass the seat's gate and record the intent. Phase 2: the provider's call,
+// no transaction open. Phase 3, in a second transaction: the outcome, its activity and events.
 func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (stepOutcome, error) {
 	var out stepOutcome
-	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+	// Which seat acts is read first, so its row is locked before the prospect's, in the order
+	// the report handler locks them.
+	p0, err := getEngineProspect(ctx, e.db, id)
+	if err != nil || p0.NextStepAt == nil || p0.NextStepAt.After(now) {
+		return out, err
+	}
+	seat, err := pickSendingSeat(ctx, e.db, p0.OrgID, p0.AccountID, run.c.AccountIDs)
+	noSeat := errors.Is(err, outreach.ErrNotFound)
+	if err != nil && !noSeat {
+		return out, err
+	}
+	var in *intent
+	var s *stepper
+	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
+		out, in = stepOutcome{}, nil
+		var g seatGate
+		if !noSeat {
+			var err error
+			if g, err = readSeatGate(ctx, tx, seat.ID, now, true); err != nil {
+				return err
+			}
+		}
+		p, err := lockEngineProspect(ctx, tx, id)
+		if err != nil || p.NextStepAt == nil || p.NextStepAt.After(now) {
+			return err
+		}
+		if ended, err := e.endIfOut(ctx, tx, &p, now, &out); err != nil || ended {
+			return err
+		}
+		if noSeat || g.acc.Status == "disconnected" {
+			out.seatDown = true
+			return nil
+		}
+		if !sameSeat(p.AccountID, p0.AccountID) {
+			return nil // the prospect moved to another seat meanwhile: the next pass acts from it
+		}
+		s = &stepper{e: e, tx: tx, run: run, p: &p, acc: g.acc, now: now, out: &out}
+		in, err = s.plan(ctx, g)
+		return err
+	})
+	if err != nil || in == nil {
+		return out, err
+	}
+	r := e.perform(ctx, in)
+	if ctx.Err() != nil {
+		return out, ctx.Err() // shutting down: the action's lease runs out and the next look checks it
+	}
+	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
 		out = stepOutcome{}
+		if err := e.seatTold(ctx, tx, in.acc.ID, r.err, now); err != nil {
+			return err
+		}
 		p, err := lockEngineProspect(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if p.NextStepAt == nil || p.NextStepAt.After(now) {
-			return nil
-		}
-		if halted(p) {
-			p.NextStepAt = nil
-			out.acted = true
-			return saveEngineProspect(ctx, tx, p)
-		}
-		blocked, err := prospectBlacklisted(ctx, tx, p.Prospect)
-		if err != nil {
-			return err
-		}
-		if blocked {
-			p.Status, p.NextStepAt, p.SequenceEndedAt = outreach.ProspectOptedOut, nil, timePtr(now)
-			out.acted, out.ended = true, true
-			if err := closeFollowups(ctx, tx, p.ID, now); err != nil {
-				return err
-			}
-			return saveEngineProspect(ctx, tx, p)
-		}
-		acc, err := pickSendingSeat(ctx, tx, p.OrgID, p.AccountID, run.c.AccountIDs)
-		if errors.Is(err, outreach.ErrNotFound) || (err == nil && acc.Status == "disconnected") {
-			out.seatDown = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: acc, now: now, out: &out}
-		outbound := run.c.OutreachType != outreach.OutreachInbound
-		switch {
-		case outbound && p.InvitedAt == nil && p.ConnectedAt == nil:
-			err = s.invite(ctx)
-		case outbound && p.ConnectedAt == nil:
-			err = s.withdraw(ctx)
-		default:
-			err = s.message(ctx)
-		}
-		return err
+		s = &stepper{e: e, tx: tx, run: run, p: &p, acc: in.acc, now: now, out: &out}
+		return s.record(ctx, in, r)
 	})
 	return out, err
+}
+
+// endIfOut ends the sequence of a prospect who left it (stopped, lost, booked, ended) or is on
+// the do-not-contact list; true when it did.
+func (e *Engine) endIfOut(ctx context.Context, tx *storage.Tx, p *engineProspect, now time.Time, out *stepOutcome) (bool, error) {
+	if halted(*p) {
+		p.NextStepAt = nil
+		out.acted = true
+		return true, saveEngineProspect(ctx, tx, *p)
+	}
+	blocked, err := prospectBlacklisted(ctx, tx, p.Prospect)
+	if err != nil || !blocked {
+		return false, err
+	}
+	p.Status, p.NextStepAt, p.SequenceEndedAt = outreach.ProspectOptedOut, nil, timePtr(now)
+	out.acted, out.ended = true, true
+	if err := closeFollowups(ctx, tx, p.ID, now); err != nil {
+		return true, err
+	}
+	return true, saveEngineProspect(ctx, tx, *p)
+}
+
+func sameSeat(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

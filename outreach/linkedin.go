@@ -145,6 +145,10 @@ var (
 	// ErrProviderUnavailable is a provider that did not answer or failed on its side (a time-out,
 	// a 5xx): retry with back-off.
 	ErrProviderUnavailable = errors.New("linkedin: provider unavailable")
+	// ErrOutcomeUnknown is a call whose answer was lost after the provider may have carried it
+	// out (a time-out or a broken connection on an invitation or a message): what happened is
+	// checked with the provider before the action is tried again, never simply retried.
+	ErrOutcomeUnknown = errors.New("linkedin: the call may have been carried out")
 
 	ErrUnknownAccount = errors.New("linkedin: unknown account")
 	ErrUnknownChat    = errors.New("linkedin: unknown chat")
