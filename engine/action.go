@@ -112,20 +112,14 @@ func (e *Engine) begin(ctx context.Context, tx pgx.Tx, g seatGate, in *intent, l
 		in.reconcile = true
 		return gateResult{in: in}, nil
 	}
-	v := g.admit(in.act.Kind, lookUp, now)
-	if v.down || !v.wait.IsZero() {
-		return gateResult{down: v.down, wait: v.wait, capped: v.capped}, nil
-	}
-	if err := claimSeatSlot(ctx, tx, g.acc.ID, now.Add(e.cfg.ActionSpacing.gap())); err != nil {
-		return gateResult{}, err
-	}
-	in.act.AccountID, in.act.StartedAt = g.acc.ID, now
 	if exists {
 		in.act.ID = prev.ID
 	}
-	if in.act, err = startAction(ctx, tx, in.act, exists, e.actionLease()); err != nil {
-		return gateResult{}, err
+	act, v, err := e.claim(ctx, tx, g, in.act, exists, lookUp, now)
+	if err != nil || act == nil {
+		return gateResult{down: v.down, wait: v.wait, capped: v.capped}, err
 	}
+	in.act, in.acc = *act, g.acc
 	if lookUp {
 		view, err := startAction(ctx, tx, action{OrgID: in.act.OrgID, AccountID: g.acc.ID, ProspectID: in.act.ProspectID,
 			Kind: actView, StartedAt: now}, false, e.actionLease())
@@ -134,8 +128,23 @@ func (e *Engine) begin(ctx context.Context, tx pgx.Tx, g seatGate, in *intent, l
 		}
 		in.view = &view
 	}
-	in.acc = g.acc
 	return gateResult{in: in}, nil
+}
+
+// claim passes the seat's gate (g is locked) for a at now and, when the seat may act, claims
+// its next slot (a gap of ActionSpacing later) and records a as started (again: taking its
+// earlier failed row). The action is nil when the gate said no.
+func (e *Engine) claim(ctx context.Context, tx pgx.Tx, g seatGate, a action, again, lookUp bool, now time.Time) (*action, gateVerdict, error) {
+	v := g.admit(a.Kind, lookUp, now)
+	if v.down || !v.wait.IsZero() {
+		return nil, v, nil
+	}
+	if err := claimSeatSlot(ctx, tx, g.acc.ID, now.Add(e.cfg.ActionSpacing.gap())); err != nil {
+		return nil, v, err
+	}
+	a.AccountID, a.StartedAt = g.acc.ID, now
+	started, err := startAction(ctx, tx, a, again, e.actionLease())
+	return &started, v, err
 }
 
 // attemptEnd is how an attempt ended: done (carried out, or found by a check), unknown (its

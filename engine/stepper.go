@@ -27,16 +27,20 @@ type stepper struct {
 
 // ref names the prospect to the provider, by member id when a look-up found it (or the key is
 // one).
-func (s *stepper) ref() outreach.ProfileRef {
-	r := outreach.ProfileRef{ProfileKey: s.p.LeadKey, Name: s.p.Name}
-	if s.p.PublicIdentifier != nil {
-		r.PublicIdentifier = *s.p.PublicIdentifier
+func (s *stepper) ref() outreach.ProfileRef { return profileRef(s.p.Prospect, s.p.MemberID) }
+
+// profileRef names a person to the provider: by member id when a look-up found it (memberID) or
+// the lead key is one.
+func profileRef(p storage.Prospect, memberID *string) outreach.ProfileRef {
+	r := outreach.ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
+	if p.PublicIdentifier != nil {
+		r.PublicIdentifier = *p.PublicIdentifier
 	}
 	switch {
-	case s.p.MemberID != nil:
-		r.ProviderID = *s.p.MemberID
-	case strings.HasPrefix(s.p.LeadKey, "id:"):
-		r.ProviderID = strings.TrimPrefix(s.p.LeadKey, "id:")
+	case memberID != nil:
+		r.ProviderID = *memberID
+	case strings.HasPrefix(p.LeadKey, "id:"):
+		r.ProviderID = strings.TrimPrefix(p.LeadKey, "id:")
 	}
 	return r
 }
