@@ -109,7 +109,12 @@ func (e *Engine) begin(ctx context.Context, tx pgx.Tx, g seatGate, in *intent, l
 		if in.act, err = reclaimAction(ctx, tx, prev.ID, e.actionLease()); err != nil {
 			return gateResult{}, err
 		}
-		in.reconcile = true
+		in.reconcile, in.acc = true, g.acc
+		if prev.AccountID != g.acc.ID { // checked on the seat that acted
+			if in.acc, err = getSeat(ctx, tx, prev.AccountID); err != nil {
+				return gateResult{}, err
+			}
+		}
 		return gateResult{in: in}, nil
 	}
 	if exists {

@@ -27,6 +27,7 @@ type world struct {
 	st    *storage.Store
 	clock *outreach.VirtualClock
 	sim   *linkedin.Simulator
+	li    engine.LinkedIn // the provider engines use: the simulator unless a test wraps it
 	eng   *engine.Engine
 	org   string
 	acc   storage.LinkedInAccount
@@ -89,7 +90,11 @@ func (w *world) newEngine(d engine.Drafter, cfg engine.Config) *engine.Engine {
 	if cfg.ActionSpacing == (engine.Spacing{}) {
 		cfg.ActionSpacing = engine.Spacing{Immediate: true}
 	}
-	e, err := engine.New(w.st, w.sim, d, w.clock, nil, cfg)
+	var li engine.LinkedIn = w.sim
+	if w.li != nil {
+		li = w.li
+	}
+	e, err := engine.New(w.st, li, d, w.clock, nil, cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}
