@@ -19,7 +19,7 @@ type faulty struct {
 	mu        sync.Mutex
 	calls     map[string]int // calls made, by method
 	performed map[string]int // calls the simulator carried out, by method
-	faults    map[string][]fault
+	faults    map[string][]faultSpec
 	// before, when set, runs before each call reaches the simulator (a stop landing mid-call).
 	before func(method string)
 }
@@ -39,14 +39,29 @@ const (
 )
 
 func newFaulty(sim *linkedin.Simulator) *faulty {
-	return &faulty{Simulator: sim, calls: map[string]int{}, performed: map[string]int{}, faults: map[string][]fault{}}
+	return &faulty{Simulator: sim, calls: map[string]int{}, performed: map[string]int{}, faults: map[string][]faultSpec{}}
 }
 
-// inject makes the next calls of method fail as listed, in order.
+// faultSpec is one injected fault; err is what a refuse fault answers.
+type faultSpec struct {
+	kind fault
+	err  error
+}
+
+// inject makes the next calls of method fail as listed, in order (a refusal answers 503).
 func (f *faulty) inject(method string, fs ...fault) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.faults[method] = append(f.faults[method], fs...)
+	for _, ft := range fs {
+		f.faults[method] = append(f.faults[method], faultSpec{kind: ft, err: unavailable})
+	}
+}
+
+// refuseNext makes the next call of method answer err, carrying nothing out.
+func (f *faulty) refuseNext(method string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults[method] = append(f.faults[method], faultSpec{kind: refuse, err: err})
 }
 
 func (f *faulty) count(m map[string]int, method string) int {
@@ -55,14 +70,14 @@ func (f *faulty) count(m map[string]int, method string) int {
 	return m[method]
 }
 
-// refusal is the error a refuse fault answers with.
-var refusal = &outreach.LinkedInError{Kind: outreach.ErrProviderUnavailable, Err: fmt.Errorf("503 from the test")}
+// unavailable is what a refuse fault answers unless told otherwise.
+var unavailable = &outreach.LinkedInError{Kind: outreach.ErrProviderUnavailable, Err: fmt.Errorf("503 from the test")}
 
 // around runs one call with its fault: call carries the action out on the simulator.
 func (f *faulty) around(method string, call func() error) error {
 	f.mu.Lock()
 	f.calls[method]++
-	var ft fault
+	var ft faultSpec
 	if q := f.faults[method]; len(q) > 0 {
 		ft, f.faults[method] = q[0], q[1:]
 	}
@@ -71,11 +86,11 @@ func (f *faulty) around(method string, call func() error) error {
 	if before != nil {
 		before(method)
 	}
-	switch ft {
+	switch ft.kind {
 	case crashBefore:
 		runtime.Goexit()
 	case refuse:
-		return refusal
+		return ft.err
 	}
 	err := call()
 	if err == nil {
@@ -83,7 +98,7 @@ func (f *faulty) around(method string, call func() error) error {
 		f.performed[method]++
 		f.mu.Unlock()
 	}
-	switch ft {
+	switch ft.kind {
 	case crashAfter:
 		runtime.Goexit()
 	case loseAnswer:
