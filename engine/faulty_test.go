@@ -22,6 +22,9 @@ type faulty struct {
 	faults    map[string][]faultSpec
 	// before, when set, runs before each call reaches the simulator (a stop landing mid-call).
 	before func(method string)
+	// profiles answers look-ups by profile key instead of the simulator (a missing key there: the
+	// simulator's answer); a zero profile is a person the provider does not know.
+	profiles map[string]outreach.MemberProfile
 }
 
 // fault is what one call does wrong.
@@ -132,6 +135,16 @@ func (f *faulty) WithdrawInvite(ctx context.Context, accountID, inviteID string,
 func (f *faulty) LookUpProfile(ctx context.Context, accountID string, p outreach.ProfileRef) (outreach.MemberProfile, error) {
 	var m outreach.MemberProfile
 	err := f.around("LookUpProfile", func() (err error) {
+		f.mu.Lock()
+		known, ok := f.profiles[p.ProfileKey]
+		f.mu.Unlock()
+		switch {
+		case ok && known.ProviderID == "":
+			return fmt.Errorf("%s: %w", p.ProfileKey, outreach.ErrUnknownProfile)
+		case ok:
+			m = known
+			return nil
+		}
 		m, err = f.Simulator.LookUpProfile(ctx, accountID, p)
 		return err
 	})

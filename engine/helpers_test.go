@@ -150,6 +150,17 @@ func (w *world) push(campaignID string, handles ...string) []string {
 	if len(res.Accepted) != len(handles) {
 		w.t.Fatalf("push accepted %d of %d: %+v", len(res.Accepted), len(handles), res.Rejected)
 	}
+	w.enrich()
+	ids := make([]string, len(res.Accepted))
+	for i, a := range res.Accepted {
+		ids[i] = a.LeadID
+	}
+	return ids
+}
+
+// enrich accepts every pushed lead waiting for enrichment, as the service's worker does.
+func (w *world) enrich() {
+	w.t.Helper()
 	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, engine.EnrichRequest) (outreach.PersonLookup, error) {
 		return outreach.PersonLookup{Found: true}, nil
 	}), nil, engine.EnrichmentConfig{})
@@ -165,11 +176,6 @@ func (w *world) push(campaignID string, handles ...string) []string {
 			break
 		}
 	}
-	ids := make([]string, len(res.Accepted))
-	for i, a := range res.Accepted {
-		ids[i] = a.LeadID
-	}
-	return ids
 }
 
 func (w *world) prospect(id string) engine.EngineProspect {
