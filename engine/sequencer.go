@@ -201,24 +201,22 @@ func halted(p engineProspect) bool {
 // no transaction open. Phase 3, in a second transaction: the outcome, its activity and events.
 func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (stepOutcome, error) {
 	var out stepOutcome
-	// Which seat acts is read first, so its row is locked before the prospect's, in the order
-	// the report handler locks them.
-	p0, err := getEngineProspect(ctx, e.db, id)
-	if err != nil || p0.NextStepAt == nil || p0.NextStepAt.After(now) {
-		return out, err
-	}
-	seat, err := pickSendingSeat(ctx, e.db, p0.OrgID, p0.AccountID, run.c.AccountIDs)
-	noSeat := errors.Is(err, outreach.ErrNotFound)
-	if err != nil && !noSeat {
-		return out, err
-	}
 	var in *intent
-	var s *stepper
-	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
+	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
 		out, in = stepOutcome{}, nil
+		// Which seat acts is read first, so that its row is locked before the prospect's, in the
+		// order the report handler locks them.
+		p0, err := getEngineProspect(ctx, tx, id)
+		if err != nil || p0.NextStepAt == nil || p0.NextStepAt.After(now) {
+			return err
+		}
+		seat, err := pickSendingSeat(ctx, tx, p0.OrgID, p0.AccountID, run.c.AccountIDs)
+		noSeat := errors.Is(err, outreach.ErrNotFound)
+		if err != nil && !noSeat {
+			return err
+		}
 		var g seatGate
 		if !noSeat {
-			var err error
 			if g, err = readSeatGate(ctx, tx, seat.ID, now, true); err != nil {
 				return err
 			}
@@ -237,7 +235,7 @@ func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.
 		if !sameSeat(p.AccountID, p0.AccountID) {
 			return nil // the prospect moved to another seat meanwhile: the next pass acts from it
 		}
-		s = &stepper{e: e, tx: tx, run: run, p: &p, acc: g.acc, now: now, out: &out}
+		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: g.acc, now: now, out: &out}
 		in, err = s.plan(ctx, g)
 		return err
 	})
@@ -257,7 +255,7 @@ func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.
 		if err != nil {
 			return err
 		}
-		s = &stepper{e: e, tx: tx, run: run, p: &p, acc: in.acc, now: now, out: &out}
+		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: in.acc, now: now, out: &out}
 		return s.record(ctx, in, r)
 	})
 	return out, err
