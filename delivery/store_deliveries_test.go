@@ -1,4 +1,4 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
@@ -12,20 +12,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
 // fanOut inserts one event's deliveries to dests in its own transaction, as a business transaction's fan-out does.
-func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.Duration, dests ...string) (int, int) {
+func fanOut(t *testing.T, ds *delivery.Store, org, identity string, window time.Duration, dests ...string) (int, int) {
 	t.Helper()
-	nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
+	nd := delivery.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
 		Payload: []byte(`{}`), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: window, Identity: []byte(org + "/" + identity)}
 	for _, d := range dests {
 		nd.IDs, nd.Destinations = append(nd.IDs, outreach.NewID("dlv")), append(nd.Destinations, d)
 	}
-	res := commitFanout(t, st.Pool(), st, []storage.NewDeliveries{nd})
+	res := commitFanout(t, ds.Pool(), ds, []delivery.NewDeliveries{nd})
 	return res.Created, res.Collapsed
 }
 
@@ -33,7 +34,7 @@ func fanOut(t *testing.T, st *storage.Store, org, identity string, window time.D
 // the test's) and commits it; any error fails t.
 func commitFanout(t testing.TB, db interface {
 	Begin(context.Context) (pgx.Tx, error)
-}, st *storage.Store, nds []storage.NewDeliveries) storage.InsertResult {
+}, ds *delivery.Store, nds []delivery.NewDeliveries) delivery.InsertResult {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := db.Begin(ctx)
@@ -41,7 +42,7 @@ func commitFanout(t testing.TB, db interface {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	res, err := st.InsertDeliveryBatch(ctx, tx, nds)
+	res, err := ds.InsertDeliveryBatch(ctx, tx, nds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +57,10 @@ func commitFanout(t testing.TB, db interface {
 // the chunk the fan-out queued it in (attempts 0). Every statement keeps it at commit, so it
 // holds in a consistent snapshot whatever other tests run at the same time. (A chunk may also
 // list deliveries already finished: the claim drops one that lists nothing pending.)
-func queueMirrorsPending(t *testing.T, st *storage.Store) {
+func queueMirrorsPending(t *testing.T, ds *delivery.Store) {
 	t.Helper()
 	var bad []string
-	if err := st.Pool().QueryRow(context.Background(), `WITH listed AS (
+	if err := ds.Pool().QueryRow(context.Background(), `WITH listed AS (
 			SELECT m.id, q.id AS queue_id, q.attempts, q.destination_id FROM delivery_queue q
 			CROSS JOIN LATERAL unnest(q.delivery_ids) AS m(id)
 		), pending AS (SELECT id, attempts, destination_id FROM deliveries WHERE status = 'pending')
@@ -86,7 +87,7 @@ func queueMirrorsPending(t *testing.T, st *storage.Store) {
 
 func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
@@ -94,7 +95,7 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	}
 	var dests []string
 	for i := 0; i < 2; i++ {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,29 +103,29 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	}
 
 	t.Run("identical payloads collapse per destination within the window", func(t *testing.T) {
-		if c, d := fanOut(t, st, org.ID, "a", time.Hour, dests...); c != 2 || d != 0 {
+		if c, d := fanOut(t, ds, org.ID, "a", time.Hour, dests...); c != 2 || d != 0 {
 			t.Fatalf("first: created %d collapsed %d", c, d)
 		}
-		if c, d := fanOut(t, st, org.ID, "a", time.Hour, dests[0]); c != 0 || d != 1 {
+		if c, d := fanOut(t, ds, org.ID, "a", time.Hour, dests[0]); c != 0 || d != 1 {
 			t.Fatalf("repeat: created %d collapsed %d", c, d)
 		}
-		if c, _ := fanOut(t, st, org.ID, "b", time.Hour, dests[0]); c != 1 {
+		if c, _ := fanOut(t, ds, org.ID, "b", time.Hour, dests[0]); c != 1 {
 			t.Fatalf("another payload: created %d", c)
 		}
 		// An expired key is taken over.
-		if c, _ := fanOut(t, st, org.ID, "c", -time.Second, dests[1]); c != 1 {
+		if c, _ := fanOut(t, ds, org.ID, "c", -time.Second, dests[1]); c != 1 {
 			t.Fatal("setup")
 		}
-		if c, d := fanOut(t, st, org.ID, "c", time.Hour, dests[1]); c != 1 || d != 0 {
+		if c, d := fanOut(t, ds, org.ID, "c", time.Hour, dests[1]); c != 1 || d != 0 {
 			t.Fatalf("after expiry: created %d collapsed %d", c, d)
 		}
 	})
 
 	t.Run("claims take at most the limit, skip the destinations asked and lease rows away", func(t *testing.T) {
 		for i := 0; i < 5; i++ {
-			fanOut(t, st, org.ID, "cap"+string(rune('0'+i)), time.Hour, dests[0])
+			fanOut(t, ds, org.ID, "cap"+string(rune('0'+i)), time.Hour, dests[0])
 		}
-		got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 3, Lease: time.Minute, Skip: []string{dests[1]}})
+		got, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 3, Lease: time.Minute, Skip: []string{dests[1]}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,11 +133,11 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 			t.Fatalf("claimed %d, want 3 (the limit; dest 1 skipped)", len(got))
 		}
 		for _, c := range got {
-			if c.Target.ID != dests[0] || c.Target.URL != "https://example.com" || c.Attempts != 0 || c.Trigger != storage.TriggerScheduled {
+			if c.Target.ID != dests[0] || c.Target.URL != "https://example.com" || c.Attempts != 0 || c.Trigger != delivery.TriggerScheduled {
 				t.Errorf("claimed %+v", c)
 			}
 		}
-		again, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
+		again, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 100, Lease: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,72 +148,72 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 				}
 			}
 		}
-		if retries, _ := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute}); len(retries) != 0 {
+		if retries, _ := ds.ClaimDue(ctx, delivery.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute}); len(retries) != 0 {
 			t.Errorf("the retry budget claimed %d first attempts", len(retries))
 		}
 
 		// Record: one success, one retry, one final failure.
 		next := time.Now().Add(-time.Second)
-		recs := []storage.AttemptRecord{
-			{DeliveryID: got[0].ID, Status: storage.DeliverySucceeded, Succeeded: true, StatusCode: 200},
-			{DeliveryID: got[1].ID, Status: storage.DeliveryPending, StatusCode: 500, Error: "HTTP 500", NextAttemptAt: &next},
-			{DeliveryID: got[2].ID, Status: storage.DeliveryFailed, StatusCode: 410, Error: "HTTP 410"},
+		recs := []delivery.AttemptRecord{
+			{DeliveryID: got[0].ID, Status: delivery.DeliverySucceeded, Succeeded: true, StatusCode: 200},
+			{DeliveryID: got[1].ID, Status: delivery.DeliveryPending, StatusCode: 500, Error: "HTTP 500", NextAttemptAt: &next},
+			{DeliveryID: got[2].ID, Status: delivery.DeliveryFailed, StatusCode: 410, Error: "HTTP 410"},
 		}
 		for i := range recs {
 			recs[i].DestinationID, recs[i].OrgID, recs[i].EventID, recs[i].EventKind = dests[0], org.ID, got[i].EventID, "campaign_started"
-			recs[i].Attempt, recs[i].Trigger, recs[i].At, recs[i].URL = 1, storage.TriggerScheduled, time.Now(), "https://example.com"
+			recs[i].Attempt, recs[i].Trigger, recs[i].At, recs[i].URL = 1, delivery.TriggerScheduled, time.Now(), "https://example.com"
 		}
-		if err := st.RecordAttempts(ctx, recs); err != nil {
+		if err := ds.RecordAttempts(ctx, recs); err != nil {
 			t.Fatal(err)
 		}
-		for i, want := range []string{storage.DeliverySucceeded, storage.DeliveryPending, storage.DeliveryFailed} {
-			d, err := st.GetDelivery(ctx, org.ID, got[i].ID)
+		for i, want := range []string{delivery.DeliverySucceeded, delivery.DeliveryPending, delivery.DeliveryFailed} {
+			d, err := ds.GetDelivery(ctx, org.ID, got[i].ID)
 			if err != nil || d.Status != want || d.Attempts != 1 {
 				t.Errorf("delivery %d: %+v, %v; want %s", i, d, err, want)
 			}
 		}
-		dest, _ := st.GetDestination(ctx, org.ID, dests[0])
+		dest, _ := ds.GetDestination(ctx, org.ID, dests[0])
 		if dest.ConsecutiveFailures != 2 {
 			t.Errorf("consecutive_failures = %d, want 2 (the success came first)", dest.ConsecutiveFailures)
 		}
 		// A stale record of the same attempt does not move the delivery back.
-		if err := st.RecordAttempts(ctx, recs[:1]); err != nil {
+		if err := ds.RecordAttempts(ctx, recs[:1]); err != nil {
 			t.Fatal(err)
 		}
-		queueMirrorsPending(t, st)
-		retries, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
+		queueMirrorsPending(t, ds)
+		retries, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
 		if err != nil || len(retries) != 1 || retries[0].ID != got[1].ID || retries[0].Attempts != 1 {
 			t.Fatalf("retry claim = %+v, %v", retries, err)
 		}
-		queueMirrorsPending(t, st)
+		queueMirrorsPending(t, ds)
 	})
 
 	t.Run("resend and recover", func(t *testing.T) {
-		list, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{Status: storage.DeliveryFailed, Limit: 10})
+		list, _, err := ds.DeliveryLog(ctx, org.ID, delivery.DeliveryLogQuery{Status: delivery.DeliveryFailed, Limit: 10})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("failed deliveries: %d, %v", len(list), err)
 		}
-		if err := st.ResendDelivery(ctx, "org_other", list[0].ID); err == nil {
+		if err := ds.ResendDelivery(ctx, "org_other", list[0].ID); err == nil {
 			t.Error("resend across organizations")
 		}
-		if n, err := st.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 4); err != nil || n != 1 {
+		if n, err := ds.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 4); err != nil || n != 1 {
 			t.Fatalf("recover = %d, %v", n, err)
 		}
-		d, _ := st.GetDelivery(ctx, org.ID, list[0].ID)
-		if d.Status != storage.DeliveryPending || d.MaxAttempts != d.Attempts+4 {
+		d, _ := ds.GetDelivery(ctx, org.ID, list[0].ID)
+		if d.Status != delivery.DeliveryPending || d.MaxAttempts != d.Attempts+4 {
 			t.Errorf("recovered: %+v", d)
 		}
-		queueMirrorsPending(t, st)
+		queueMirrorsPending(t, ds)
 		// A succeeded delivery resent is pending again, and due now in the retry budget.
-		done, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{Status: storage.DeliverySucceeded, Limit: 10})
+		done, _, err := ds.DeliveryLog(ctx, org.ID, delivery.DeliveryLogQuery{Status: delivery.DeliverySucceeded, Limit: 10})
 		if err != nil || len(done) != 1 {
 			t.Fatalf("succeeded deliveries: %d, %v", len(done), err)
 		}
-		if err := st.ResendDelivery(ctx, org.ID, done[0].ID); err != nil {
+		if err := ds.ResendDelivery(ctx, org.ID, done[0].ID); err != nil {
 			t.Fatal(err)
 		}
-		queueMirrorsPending(t, st)
-		retries, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
+		queueMirrorsPending(t, ds)
+		retries, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Retries: true, Limit: 100, Lease: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,25 +233,25 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 // row still there, is recorded: it is part of the history a deleted destination keeps.)
 func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, _, got := claimedToTwoDestinations(t, st)
+	org, _, got := claimedToTwoDestinations(t, st, ds)
 	gone := got[0].Target.ID
-	if err := st.DeleteDestination(ctx, org.ID, gone); err != nil {
+	if err := ds.DeleteDestination(ctx, org.ID, gone); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := st.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("purge: %d %v", n, err)
 	}
-	recs := firstAttempts(got, 200, storage.DeliverySucceeded)
-	recs = append(recs, storage.AttemptRecord{DestinationID: gone, OrgID: org.ID, EventID: "evt_test", EventKind: "campaign_started",
-		Attempt: 1, Trigger: storage.TriggerTest, At: time.Now(), URL: "https://example.com", StatusCode: 200})
-	if err := st.RecordAttempts(ctx, recs); err != nil {
+	recs := firstAttempts(got, 200, delivery.DeliverySucceeded)
+	recs = append(recs, delivery.AttemptRecord{DestinationID: gone, OrgID: org.ID, EventID: "evt_test", EventKind: "campaign_started",
+		Attempt: 1, Trigger: delivery.TriggerTest, At: time.Now(), URL: "https://example.com", StatusCode: 200})
+	if err := ds.RecordAttempts(ctx, recs); err != nil {
 		t.Fatalf("a batch holding attempts of a deleted destination failed: %v", err)
 	}
 	kept := got[1]
-	d, err := st.GetDelivery(ctx, org.ID, kept.ID)
-	if err != nil || d.Status != storage.DeliverySucceeded {
+	d, err := ds.GetDelivery(ctx, org.ID, kept.ID)
+	if err != nil || d.Status != delivery.DeliverySucceeded {
 		t.Fatalf("the other destination's delivery: %+v, %v", d, err)
 	}
 	var n int
@@ -264,10 +265,10 @@ func TestRecordAttemptsOfADeletedDestination(t *testing.T) {
 // no delivery of any destination uses it.
 func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, dests, got := claimedToTwoDestinations(t, st)
-	if err := st.RecordAttempts(ctx, firstAttempts(got, 500, storage.DeliveryFailed)); err != nil {
+	org, dests, got := claimedToTwoDestinations(t, st, ds)
+	if err := ds.RecordAttempts(ctx, firstAttempts(got, 500, delivery.DeliveryFailed)); err != nil {
 		t.Fatal(err)
 	}
 	count := func(table, where string, arg string) int {
@@ -284,7 +285,7 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.DeleteDestination(ctx, other.ID, dests[0]); !errors.Is(err, outreach.ErrNotFound) {
+	if err := ds.DeleteDestination(ctx, other.ID, dests[0]); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("deleting another organization's destination: %v, want not found", err)
 	}
 	if n := count("deliveries", "destination_id = $1", dests[0]); n != 1 {
@@ -292,17 +293,17 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 	}
 	// One more event, still pending when its destinations are deleted: it fails with them and
 	// leaves the dispatch queue.
-	if c, _ := fanOut(t, st, org.ID, "pending", time.Hour, dests...); c != 2 {
+	if c, _ := fanOut(t, ds, org.ID, "pending", time.Hour, dests...); c != 2 {
 		t.Fatalf("fan-out of the pending event wrote %d deliveries, want 2", c)
 	}
 	for i, id := range dests {
-		if err := st.DeleteDestination(ctx, org.ID, id); err != nil {
+		if err := ds.DeleteDestination(ctx, org.ID, id); err != nil {
 			t.Fatal(err)
 		}
 		if n := count("delivery_queue", "destination_id = $1", id); n != 0 {
 			t.Errorf("%d queue rows of the deleted destination left", n)
 		}
-		queueMirrorsPending(t, st)
+		queueMirrorsPending(t, ds)
 		// Keys of the duplicate rule's older form go with it; a payload's row keeps the id among
 		// its destinations until the row's window ends (ids are never reused).
 		if n := count("delivery_dedupe_legacy", "destination_id = $1", id); n != 0 {
@@ -315,10 +316,10 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 			t.Errorf("%d deliveries of the deleted destination still pending", n)
 		}
 		// A fan-out that still names it (a stale cache) writes nothing for it.
-		if c, _ := fanOut(t, st, org.ID, "y", time.Hour, id); c != 0 {
+		if c, _ := fanOut(t, ds, org.ID, "y", time.Hour, id); c != 0 {
 			t.Errorf("fan-out wrote %d deliveries to a destination marked deleted", c)
 		}
-		if n, err := st.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 			t.Fatalf("purge: %d %v", n, err)
 		}
 		for _, table := range []string{"deliveries", "delivery_dedupe_legacy", "delivery_attempts"} {
@@ -335,18 +336,18 @@ func TestDeleteDestinationTakesItsDeliveries(t *testing.T) {
 		}
 	}
 	// A fan-out that still names a deleted destination (its cache was stale) writes nothing for it.
-	if c, _ := fanOut(t, st, org.ID, "z", time.Hour, dests[0]); c != 0 {
+	if c, _ := fanOut(t, ds, org.ID, "z", time.Hour, dests[0]); c != 0 {
 		t.Errorf("fan-out wrote %d deliveries to a deleted destination", c)
 	}
 }
 
 // claimedToTwoDestinations makes an organization with two destinations, fans one event out to
 // both and claims the two deliveries.
-func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string, []storage.ClaimedDelivery) {
+func claimedToTwoDestinations(t *testing.T, st *storage.Store, ds *delivery.Store) (storage.Org, []string, []delivery.ClaimedDelivery) {
 	t.Helper()
-	org, dests := twoDestinations(t, st)
-	fanOut(t, st, org.ID, "e", time.Hour, dests...)
-	got, err := st.ClaimDue(context.Background(), storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	org, dests := twoDestinations(t, st, ds)
+	fanOut(t, ds, org.ID, "e", time.Hour, dests...)
+	got, err := ds.ClaimDue(context.Background(), delivery.ClaimDueParams{Limit: 10, Lease: time.Minute})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("claimed %d (%v), want 2", len(got), err)
 	}
@@ -354,17 +355,17 @@ func claimedToTwoDestinations(t *testing.T, st *storage.Store) (storage.Org, []s
 }
 
 // twoDestinations makes an organization with two enabled https destinations.
-func twoDestinations(t *testing.T, st *storage.Store) (storage.Org, []string) {
+func twoDestinations(t *testing.T, st *storage.Store, ds *delivery.Store) (storage.Org, []string) {
 	t.Helper()
-	return orgWithDestinations(t, st, 2)
+	return orgWithDestinations(t, st, ds, 2)
 }
 
 // firstAttempts is a first, scheduled attempt of each claimed delivery, all with one outcome.
-func firstAttempts(cs []storage.ClaimedDelivery, code int, status string) []storage.AttemptRecord {
-	var recs []storage.AttemptRecord
+func firstAttempts(cs []delivery.ClaimedDelivery, code int, status string) []delivery.AttemptRecord {
+	var recs []delivery.AttemptRecord
 	for _, c := range cs {
-		recs = append(recs, storage.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID,
-			EventKind: c.EventKind, Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: "https://example.com",
+		recs = append(recs, delivery.AttemptRecord{DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID,
+			EventKind: c.EventKind, Attempt: 1, Trigger: delivery.TriggerScheduled, At: time.Now(), URL: "https://example.com",
 			StatusCode: code, Status: status, Succeeded: code/100 == 2})
 	}
 	return recs
@@ -373,15 +374,15 @@ func firstAttempts(cs []storage.ClaimedDelivery, code int, status string) []stor
 // A claim of many rows takes of each destination at most the room its local queue leaves.
 func TestClaimDueCapsEachDestination(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, dests := twoDestinations(t, st)
+	org, dests := twoDestinations(t, st, ds)
 	for _, d := range dests {
 		for i := range 4 {
-			fanOut(t, st, org.ID, fmt.Sprint("cap-", i), time.Hour, d)
+			fanOut(t, ds, org.ID, fmt.Sprint("cap-", i), time.Hour, d)
 		}
 	}
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute, PerDestination: 3,
+	got, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 100, Lease: time.Minute, PerDestination: 3,
 		Queued: map[string]int{dests[0]: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +395,7 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 		t.Fatalf("claimed %v; want 1 of the destination with 2 queued and 3 of the other (cap 3)", per)
 	}
 	// What the caps left stays due for the next claim.
-	rest, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
+	rest, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 100, Lease: time.Minute})
 	if err != nil || len(rest) != 4 {
 		t.Fatalf("second claim: %d rows, %v; want the 4 left", len(rest), err)
 	}
@@ -405,16 +406,16 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 // destination.
 func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, dests := orgWithDestinations(t, st, 3)
+	org, dests := orgWithDestinations(t, st, ds, 3)
 	nds := deliveriesToAll(org.ID, dests, 4, func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d}`, i)) })
 	payloads := map[string]string{}
 	for _, nd := range nds {
 		payloads[nd.EventID] = string(nd.Payload)
 	}
-	commitFanout(t, st.Pool(), st, nds)
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 100, Lease: time.Minute})
+	commitFanout(t, st.Pool(), ds, nds)
+	got, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 100, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 
 // orgWithDestinations makes an organization with n enabled https destinations, the i-th at
 // https://d<i>.example.com/hook.
-func orgWithDestinations(t testing.TB, st *storage.Store, n int) (storage.Org, []string) {
+func orgWithDestinations(t testing.TB, st *storage.Store, ds *delivery.Store, n int) (storage.Org, []string) {
 	t.Helper()
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "o", nil)
@@ -447,7 +448,7 @@ func orgWithDestinations(t testing.TB, st *storage.Store, n int) (storage.Org, [
 	}
 	var dests []string
 	for i := range n {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
+		d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i), Kind: "https",
 			URL: fmt.Sprintf("https://d%d.example.com/hook", i), Enabled: true})
 		if err != nil {
 			t.Fatal(err)
@@ -464,10 +465,10 @@ func destinationURL(id string, dests []string) string {
 
 // deliveriesToAll is the fan-out of events new events, each to every destination, with the ids
 // and distinct payload identities the business transaction's fan-out would give them.
-func deliveriesToAll(org string, dests []string, events int, payload func(i int) []byte) []storage.NewDeliveries {
-	var nds []storage.NewDeliveries
+func deliveriesToAll(org string, dests []string, events int, payload func(i int) []byte) []delivery.NewDeliveries {
+	var nds []delivery.NewDeliveries
 	for i := range events {
-		nd := storage.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
+		nd := delivery.NewDeliveries{EventID: outreach.NewID("evt"), EventKind: "campaign_started", OrgID: org,
 			Payload: payload(i), EmittedAt: time.Now(), MaxAttempts: 4, DedupeWindow: time.Hour}
 		nd.Identity = []byte(nd.EventID)
 		for _, d := range dests {

@@ -1,4 +1,4 @@
-package storage
+package delivery
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 )
 
 // The fan-out: a business transaction that emits events also writes their deliveries, one per
-// enabled destination of the organization that selected the event's kind, before it commits.
-// An event and its deliveries therefore exist together or not at all, whichever process commits
-// it (serve, the operator CLI, a second instance), and there is no consumer to wait for: after
-// the commit the store sends one NOTIFY deliveries (outside the transaction, coalesced), and the
-// dispatchers of every process claim the new rows with FOR UPDATE SKIP LOCKED. The design and its
-// measurements are in docs/decisions/delivery.md.
+// enabled destination of the organization that selected the event's kind, before it commits
+// (storage.Store.InTx calls Store.FanOut). An event and its deliveries therefore exist together or
+// not at all, whichever process commits it (serve, the operator CLI, a second instance), and there
+// is no consumer to wait for: after the commit the store sends one NOTIFY deliveries (outside the
+// transaction, coalesced), and the dispatchers of every process claim the new rows with FOR
+// UPDATE SKIP LOCKED. The design and its measurements are in docs/decisions/delivery.md.
 
 // FanoutPolicy is what the fan-out writes into each delivery: the attempts it gets (the length
 // of the delivery hub's retry schedule) and the window within which identical payloads to one
@@ -48,8 +48,8 @@ func (p *FanoutPolicy) setDefaults() {
 // queue row, unless the hub sets its own (delivery.Config.PerDestination, whose default it is).
 const DefaultQueueChunk = 32
 
-// SetFanoutPolicy replaces the policy the fan-out writes with; the delivery hub sets it from its
-// own configuration when it is built, so the rows it claims carry its retry schedule's length.
+// SetFanoutPolicy replaces the policy the fan-out writes with; NewHub sets it from the hub's own
+// configuration, so the rows it claims carry its retry schedule's length.
 func (s *Store) SetFanoutPolicy(p FanoutPolicy) {
 	p.setDefaults()
 	s.policy.Store(&p)
@@ -233,7 +233,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		err = tx.QueryRow(ctx, query, args...).Scan(&res.Created)
 	} else {
 		// One round trip. The setting lasts until tx ends; in a business transaction
-		// (Store.InTx) the fan-out is the last statement before the commit.
+		// (storage.Store.InTx) the fan-out is the last statement before the commit.
 		b := &pgx.Batch{}
 		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
 		b.Queue(query, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
@@ -326,14 +326,15 @@ WITH input AS (
 SELECT count(*)::int FROM ins`
 }
 
-// prepareFanout prepares the fan-out's two statements on a new connection, before any transaction
-// uses it: their parse and the loading of the tables' catalog entries then happen when the
-// connection opens, not inside the first business transaction that commits an event. That
+// Prepare prepares the fan-out's statements on a new connection of the business pool, before any
+// transaction uses it (storage.Deliveries; the pool's AfterConnect): their parse and the loading
+// of the tables' catalog entries then happen when the connection opens, not inside the first
+// business transaction that commits an event. That
 // transaction is what a one-shot process such as the operator CLI runs; measured with the load
 // driver's one-at-a-time phase, the CLI's mean from emitted_at to the receiver's 2xx went from
 // 9.6 ms to 6.1–8.1 ms (the API's warm connections: 2.4–3.3 ms). pgx runs a statement prepared
 // under its own SQL text as the name whenever that text is queried.
-func prepareFanout(ctx context.Context, conn *pgx.Conn) error {
+func (s *Store) Prepare(ctx context.Context, conn *pgx.Conn) error {
 	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			var pgErr *pgconn.PgError

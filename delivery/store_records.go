@@ -1,4 +1,4 @@
-package storage
+package delivery
 
 import (
 	"context"
@@ -10,10 +10,9 @@ import (
 	"outreachd/outreach"
 )
 
-// This file holds the delivery hub's queries: recording attempts in batches and the figures
-// behind /metrics (the fan-out is in fanout.go, claiming due deliveries in claim.go, the operator
-// actions and views of one delivery in delivery_operator.go). The hub's design is in
-// docs/decisions/delivery.md; package delivery is the only caller.
+// The hub's records: attempts written in batches with their deliveries' new states, the figures
+// behind /metrics and the duplicate rule's pruning. The hub's design is in
+// docs/decisions/delivery.md.
 
 // Delivery statuses (deliveries.status).
 const (
@@ -28,9 +27,6 @@ const (
 	TriggerManual    = "manual"
 	TriggerTest      = "test"
 )
-
-// NotifyDeliveries is the channel that wakes dispatchers when deliveries become due now.
-const NotifyDeliveries = "deliveries"
 
 // DeliveryTarget is a destination as the dispatcher sends to it, read at claim time so a changed
 // URL or secret applies to the next attempt.
@@ -60,17 +56,6 @@ func kinds(events []string) []outreach.EventKind {
 		out[i] = outreach.EventKind(e)
 	}
 	return out
-}
-
-// DeliveryTargetByID reads one destination; orgID "" means any organization (the operator CLI).
-func (s *Store) DeliveryTargetByID(ctx context.Context, orgID, destinationID string) (DeliveryTarget, error) {
-	var t targetRow
-	err := s.pool.QueryRow(ctx, `SELECT `+targetColumns+` FROM destinations dst
-		WHERE dst.id = $1 AND ($2 = '' OR dst.org_id = $2) AND dst.deleted_at IS NULL`, destinationID, orgID).Scan(t.scan(nil)...)
-	if err != nil {
-		return DeliveryTarget{}, notFound(err, "destination "+destinationID)
-	}
-	return t.target(), nil
 }
 
 // AttemptRecord is one attempt as delivery_attempts keeps it, plus the state its delivery moves to.
@@ -105,72 +90,75 @@ type AttemptRecord struct {
 // and keeps each destination's consecutive_failures (reset by a success, else counted up; test
 // sends do not count). Attempts of destinations deleted meanwhile are dropped. A delivery is
 // only moved forward: a late record of an attempt someone already superseded does not overwrite
-// its state. (Over 80 lines: four statements of one batch, each read best whole.)
+// its state.
 func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	n := len(recs)
-	var (
-		delID, destID, orgID, evID, evKind, trig, url, errText, excerpt, status = make([]*string, n),
-			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
-			make([]string, n), make([]*string, n), make([]*string, n), make([]string, n)
-		attempt, code, dur = make([]int32, n), make([]int32, n), make([]int32, n)
-		at, next           = make([]time.Time, n), make([]*time.Time, n)
-		webhookID          = make([]*string, n)
-	)
-	type health struct {
-		reset bool
-		add   int32
-	}
-	perDest := map[string]*health{}
-	var order, chunksDone []string
-	for i, r := range recs {
-		if r.DeliveryID != "" {
-			delID[i] = &recs[i].DeliveryID
-		}
-		if r.WebhookID != "" {
-			webhookID[i] = &recs[i].WebhookID
-		}
-		destID[i], orgID[i], evID[i], evKind[i], trig[i], url[i] = r.DestinationID, r.OrgID, r.EventID, r.EventKind, r.Trigger, r.URL
-		if r.Error != "" {
-			errText[i] = &recs[i].Error
-		}
-		if r.ResponseExcerpt != "" {
-			excerpt[i] = &recs[i].ResponseExcerpt
-		}
-		status[i] = r.Status
-		attempt[i], code[i], dur[i] = int32(r.Attempt), int32(r.StatusCode), int32(r.DurationMS)
-		at[i], next[i] = r.At, r.NextAttemptAt
-		if r.LastOfChunk != "" {
-			chunksDone = append(chunksDone, r.LastOfChunk)
-		}
-		if r.Trigger == TriggerTest {
-			continue
-		}
-		h := perDest[r.DestinationID]
-		if h == nil {
-			h = &health{}
-			perDest[r.DestinationID] = h
-			order = append(order, r.DestinationID)
-		}
-		if r.Succeeded {
-			h.reset, h.add = true, 0
-		} else {
-			h.add++
-		}
-	}
-	hIDs, hReset, hAdd := make([]string, 0, len(order)), make([]bool, 0, len(order)), make([]int32, 0, len(order))
-	for _, id := range order {
-		hIDs, hReset, hAdd = append(hIDs, id), append(hReset, perDest[id].reset), append(hAdd, perDest[id].add)
-	}
-
+	b := &pgx.Batch{}
+	newRecordArrays(recs).queue(b)
+	queueFailureCounts(b, recs)
 	tx, err := s.async.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("record attempts: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	b := &pgx.Batch{}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("record attempts: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("record attempts: commit: %w", err)
+	}
+	return nil
+}
+
+// recordArrays are a batch of attempt records as the arguments of the statements that write
+// them: one element per record in each array (nil pointers are NULLs), and the chunks finished.
+type recordArrays struct {
+	delID, errText, excerpt, webhookID             []*string
+	destID, orgID, evID, evKind, trig, url, status []string
+	attempt, code, dur                             []int32
+	at                                             []time.Time
+	next                                           []*time.Time
+	chunksDone                                     []string
+}
+
+func newRecordArrays(recs []AttemptRecord) recordArrays {
+	n := len(recs)
+	a := recordArrays{
+		delID: make([]*string, n), errText: make([]*string, n), excerpt: make([]*string, n), webhookID: make([]*string, n),
+		destID: make([]string, n), orgID: make([]string, n), evID: make([]string, n), evKind: make([]string, n),
+		trig: make([]string, n), url: make([]string, n), status: make([]string, n),
+		attempt: make([]int32, n), code: make([]int32, n), dur: make([]int32, n),
+		at: make([]time.Time, n), next: make([]*time.Time, n),
+	}
+	for i, r := range recs {
+		if r.DeliveryID != "" {
+			a.delID[i] = &recs[i].DeliveryID
+		}
+		if r.WebhookID != "" {
+			a.webhookID[i] = &recs[i].WebhookID
+		}
+		if r.Error != "" {
+			a.errText[i] = &recs[i].Error
+		}
+		if r.ResponseExcerpt != "" {
+			a.excerpt[i] = &recs[i].ResponseExcerpt
+		}
+		a.destID[i], a.orgID[i], a.evID[i], a.evKind[i], a.trig[i], a.url[i] = r.DestinationID, r.OrgID, r.EventID, r.EventKind, r.Trigger, r.URL
+		a.status[i] = r.Status
+		a.attempt[i], a.code[i], a.dur[i] = int32(r.Attempt), int32(r.StatusCode), int32(r.DurationMS)
+		a.at[i], a.next[i] = r.At, r.NextAttemptAt
+		if r.LastOfChunk != "" {
+			a.chunksDone = append(a.chunksDone, r.LastOfChunk)
+		}
+	}
+	return a
+}
+
+// queue adds to b the statements that write the attempts, move their deliveries forward and keep
+// the dispatch queue, in that order.
+func (a recordArrays) queue(b *pgx.Batch) {
 	b.Queue(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt,
 		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
@@ -182,7 +170,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		-- the delivery needs no look-up of its own: it goes only with its destination's purge, or
 		-- by retention, which never takes a pending delivery, and this one was claimed pending.
 		WHERE a.destination_id IN (SELECT d.id FROM destinations d WHERE d.id = ANY($2::text[]))`,
-		delID, destID, orgID, evID, evKind, attempt, trig, at, url, code, errText, dur, excerpt, next, webhookID)
+		a.delID, a.destID, a.orgID, a.evID, a.evKind, a.attempt, a.trig, a.at, a.url, a.code, a.errText, a.dur, a.excerpt, a.next, a.webhookID)
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),
 			delivered_at = CASE WHEN u.status = 'succeeded' THEN u.at ELSE d.delivered_at END,
@@ -193,7 +181,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[])
 			AS u(id, status, attempt, next, at, code, err)
 		WHERE u.id IS NOT NULL AND d.id = u.id AND d.attempts < u.attempt`,
-		delID, status, attempt, next, at, code, errText)
+		a.delID, a.status, a.attempt, a.next, a.at, a.code, a.errText)
 	// The dispatch queue: a finished delivery's own row goes; a retry moves its own row, or gets
 	// one when it was queued in a chunk (its first attempt), as long as the delivery is still
 	// pending at that attempt (the UPDATE above ran first: a late record of an attempt someone
@@ -214,22 +202,48 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []AttemptRecord) error 
 		  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.id = u.id AND d.status = 'pending' AND d.attempts = u.attempt)
 		ON CONFLICT (id) DO UPDATE SET attempts = EXCLUDED.attempts, next_attempt_at = EXCLUDED.next_attempt_at
 			WHERE q.attempts < EXCLUDED.attempts`,
-		delID, status, attempt, next, destID, chunksDone)
-	if len(hIDs) > 0 {
-		b.Queue(`UPDATE destinations d SET consecutive_failures =
-				CASE WHEN h.reset THEN h.add ELSE d.consecutive_failures + h.add END
-			FROM unnest($1::text[], $2::bool[], $3::int[]) AS h(id, reset, add)
-			-- A healthy destination's count stays 0: no new row version for every batch it gets.
-			WHERE d.id = h.id AND NOT (h.reset AND h.add = 0 AND d.consecutive_failures = 0)`,
-			hIDs, hReset, hAdd)
+		a.delID, a.status, a.attempt, a.next, a.destID, a.chunksDone)
+}
+
+// queueFailureCounts adds to b the statement that keeps the consecutive_failures of the
+// destinations of recs: a success resets the count (to the failures recorded after it in the
+// batch), a failure counts up; test sends do not count. Nothing when recs are all tests.
+func queueFailureCounts(b *pgx.Batch, recs []AttemptRecord) {
+	type health struct {
+		reset bool
+		add   int32
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("record attempts: %w", err)
+	perDest := map[string]*health{}
+	var order []string
+	for _, r := range recs {
+		if r.Trigger == TriggerTest {
+			continue
+		}
+		h := perDest[r.DestinationID]
+		if h == nil {
+			h = &health{}
+			perDest[r.DestinationID] = h
+			order = append(order, r.DestinationID)
+		}
+		if r.Succeeded {
+			h.reset, h.add = true, 0
+		} else {
+			h.add++
+		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record attempts: commit: %w", err)
+	if len(order) == 0 {
+		return
 	}
-	return nil
+	hIDs, hReset, hAdd := make([]string, 0, len(order)), make([]bool, 0, len(order)), make([]int32, 0, len(order))
+	for _, id := range order {
+		hIDs, hReset, hAdd = append(hIDs, id), append(hReset, perDest[id].reset), append(hAdd, perDest[id].add)
+	}
+	b.Queue(`UPDATE destinations d SET consecutive_failures =
+			CASE WHEN h.reset THEN h.add ELSE d.consecutive_failures + h.add END
+		FROM unnest($1::text[], $2::bool[], $3::int[]) AS h(id, reset, add)
+		-- A healthy destination's count stays 0: no new row version for every batch it gets.
+		WHERE d.id = h.id AND NOT (h.reset AND h.add = 0 AND d.consecutive_failures = 0)`,
+		hIDs, hReset, hAdd)
 }
 
 // DeliveryQueueStats is what the hub's gauges show.
