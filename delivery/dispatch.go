@@ -50,11 +50,11 @@ func newSched(perDest, firstSlots, retrySlots int) *sched {
 }
 
 // queueDepth sizes a destination's local queue in multiples of its sends in flight. With two (the
-// first design) a claim began when a quarter of the queue was left, and a destination answering
-// in 2 ms with 32 sends at once drained that quarter in about 1 ms, while a claim under load took
-// 3–10 ms: in a 50,000-event burst to one destination, 10 of the 32 slots were busy on average,
-// and the deliveries fell 6–8 s behind the pushes. With four, the claim begins with two
-// destinations' worth of sends still queued (docs/performance.md, "Issue 14, sixth session").
+// first design) a claim began when a quarter of the queue was left, and a fast destination
+// drained that quarter faster than a claim under load took: in a burst to one destination most of
+// its slots sat idle and the deliveries fell seconds behind the pushes. With four, the claim
+// begins with two destinations' worth of sends still queued (measured: docs/performance.md,
+// "Per destination").
 // Each row of the queue waits at most queueDepth attempt timeouts for a slot, which the lease
 // covers (Config.Lease).
 const queueDepth = 4

@@ -123,10 +123,10 @@ func (s *Store) Close() {
 // Closing them ends their PostgreSQL backends, and a one-shot process such as the operator CLI
 // closes its store right after the commit whose deliveries it announced: on a database host with
 // two cores, that teardown (the backends' exit and the process's own) competed with the claim and
-// the send of the very event it had just committed, in serve. Measured from the COMMIT to
-// arrival, single events, p50 in three alternated rounds: the CLI 3.1–3.7 ms against the API's
-// 1.8–2.1 ms before, 2.2 ms against 1.8–2.3 ms with the grace (docs/performance.md). The CLI has
-// printed its result by then; only its exit waits.
+// the send of the very event it had just committed, in serve: from the COMMIT to arrival, the
+// CLI's events took half as long again as the API's without the grace, and as long with it
+// (measured: docs/performance.md, "The CLI path"). The CLI has printed its result by then; only
+// its exit waits.
 const closeGrace = 50 * time.Millisecond
 
 // NotifyDeliveries is the channel that wakes dispatchers when deliveries become due now.
@@ -148,9 +148,9 @@ func (s *Store) notifyDeliveries() {
 		// NOTIFY's transaction writes a commit record, and PostgreSQL signals the listeners only
 		// after that record is flushed; the wake-up needs no durability (the deliveries it
 		// announces are committed, and a lost one waits for the idle poll), so its transaction
-		// commits without waiting for the flush (measured at 200 events/s in 100-lead pushes: the
-		// latency p50 1.0–2.9 ms lower; docs/performance.md). The setting is LOCAL: the
-		// connection goes back to the pool as it was.
+		// commits without waiting for the flush, which lowers the latency of every delivery
+		// (measured: docs/performance.md, "Design choices and their measurements"). The setting is
+		// LOCAL: the connection goes back to the pool as it was.
 		_, _ = s.pool.Exec(ctx, `BEGIN; SET LOCAL synchronous_commit = off; NOTIFY `+NotifyDeliveries+`; COMMIT`)
 		s.notified.Store(time.Now().UnixNano())
 	}

@@ -402,7 +402,7 @@ func TestClaimDueCapsEachDestination(t *testing.T) {
 }
 
 // A claim reads each event's payload and each destination once however many of its rows share
-// them (issue 14); every claimed delivery still carries its own event's payload and its own
+// them; every claimed delivery still carries its own event's payload and its own
 // destination.
 func TestClaimDueGivesEachDeliveryItsPayloadAndDestination(t *testing.T) {
 	t.Parallel()

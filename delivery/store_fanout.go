@@ -250,12 +250,12 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 // arguments (plan_cache_mode = force_custom_plan) rather than run from its cached plan. After five
 // executions PostgreSQL keeps a generic plan for a prepared statement, and this one's estimated
 // every unnest at 10 rows and joined the batch's deliveries to the dedupe keys it kept in a
-// nested loop: a 10-destination fan-out of 100 events compared 499,500 pairs and took 60–290 ms,
-// of which a few were the writes. Planned with its arrays' real lengths it hash-joins. That join
-// is now an anti-join with the usually empty set of collapsed payloads, linear under either plan
+// nested loop, quadratic in the deliveries of a batch, which made the writes a small part of the
+// statement's time. Planned with its arrays' real lengths it hash-joins. That join is now an
+// anti-join with the usually empty set of collapsed payloads, linear under either plan
 // (TestLargeFanoutStaysLinearOnAWarmConnection), and custom plans above the threshold are kept as
-// a guard for the statement's other joins; below it, planning would cost more (about 3 ms a call,
-// BenchmarkFanout) than any join of so few rows.
+// a guard for the statement's other joins; below it, planning would cost more (BenchmarkFanout)
+// than any join of so few rows (measured: docs/performance.md, "The fan-out statement").
 const customPlanAbove = 200
 
 // insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
@@ -329,11 +329,10 @@ SELECT count(*)::int FROM ins`
 // Prepare prepares the fan-out's statements on a new connection of the business pool, before any
 // transaction uses it (storage.Deliveries; the pool's AfterConnect): their parse and the loading
 // of the tables' catalog entries then happen when the connection opens, not inside the first
-// business transaction that commits an event. That
-// transaction is what a one-shot process such as the operator CLI runs; measured with the load
-// driver's one-at-a-time phase, the CLI's mean from emitted_at to the receiver's 2xx went from
-// 9.6 ms to 6.1–8.1 ms (the API's warm connections: 2.4–3.3 ms). pgx runs a statement prepared
-// under its own SQL text as the name whenever that text is queried.
+// business transaction that commits an event. That transaction is what a one-shot process such
+// as the operator CLI runs, and its deliveries arrive sooner for it (measured: docs/performance.md,
+// "The CLI path"). pgx runs a statement prepared under its own SQL text as the name whenever that
+// text is queried.
 func (s *Store) Prepare(ctx context.Context, conn *pgx.Conn) error {
 	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {

@@ -98,10 +98,10 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	// whose size swings: the dispatch queue is empty between bursts and tens of thousands of rows
 	// deep in one. A plan made while it was empty (its statistics say 0 rows) read it whole —
 	// a bitmap scan of every due row, a hash join, a sort — instead of walking its due index to
-	// the claim's LIMIT, and pgx's prepared statements kept that plan as the queue filled: a
-	// 50,000-event burst fell from ≈ 6,000 to 2,139 deliveries/s. Planning every execution anew
-	// (plan_cache_mode force_custom_plan) fixed the shape but cost more than it saved (3,634 and
-	// 3,683 deliveries/s against 5,647 and 5,865 with these settings; docs/performance.md).
+	// the claim's LIMIT, and pgx's prepared statements kept that plan as the queue filled: a burst
+	// was delivered at a third of the rate. Planning every execution anew (plan_cache_mode
+	// force_custom_plan) fixed the shape but cost more than it saved (measured: docs/performance.md,
+	// "Design choices and their measurements").
 	for _, p := range []string{"enable_seqscan", "enable_bitmapscan", "enable_hashjoin", "enable_mergejoin"} {
 		cc.ConnConfig.RuntimeParams[p] = "off"
 	}
