@@ -12,7 +12,7 @@ import (
 // prepares its own (so from the sixth op on PostgreSQL may run it from a generic plan, as serve
 // does). Run with
 //
-//	DATABASE_URL=$(scripts/db.sh) go test -run '^$' -bench Fanout -benchtime 200x ./storage/
+//	DATABASE_URL=$(scripts/db.sh) go test -run '^$' -bench Fanout -benchtime 200x ./delivery/
 func BenchmarkFanout(b *testing.B) {
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("dests=%d", n), func(b *testing.B) {
