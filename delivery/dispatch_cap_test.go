@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"outreachd/adapters/webhook"
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // TestDispatchPerDestinationCap runs a real hub with PerDestination 3 against a receiver that
@@ -25,19 +23,8 @@ import (
 func TestDispatchPerDestinationCap(t *testing.T) {
 	t.Parallel()
 	const perDest, events = 3, 9
-	st, ds := testenv.Stores(t)
-	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const timeout = 4 * time.Second
-	hub, err := delivery.NewHub(ds, webhook.NewSender(webhook.Config{Timeout: timeout, AllowPrivate: true}), nil, nil, delivery.Config{
-		Timeout: timeout, RetrySchedule: []time.Duration{0}, PerDestination: perDest, IdleWake: 200 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := startHub(t, hubOpts{schedule: []time.Duration{0}, timeout: 4 * time.Second, allowPrivate: true,
+		perDestination: perDest, idleWake: 200 * time.Millisecond})
 
 	var cur, peak, slowGot atomic.Int64
 	release := make(chan struct{}, events)
@@ -66,6 +53,7 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		fastGot.Add(1)
 	}))
+	// Runs before the hub stops (startHub's cleanup, registered first): no send stays blocked.
 	t.Cleanup(func() {
 		unblock()
 		slow.CloseClientConnections()
@@ -73,39 +61,12 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 		fast.Close()
 	})
 
-	dest := func(url string) delivery.Destination {
-		d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
+	slowDest, fastDest := e.destination(t, slow.URL, ""), e.destination(t, fast.URL, "")
+	evs := make([]outreach.Event, events)
+	for i := range evs {
+		evs[i] = outreach.SampleEvent(outreach.EventCampaignStarted, e.org, time.Now())
 	}
-	slowDest, fastDest := dest(slow.URL), dest(fast.URL)
-
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- hub.Run(runCtx) }()
-	t.Cleanup(func() {
-		unblock()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hub.Run: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("hub did not stop within 15 s")
-		}
-	})
-
-	if err := st.InTx(ctx, func(tx *storage.Tx) error {
-		for range events {
-			tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e.emit(t, evs...)
 
 	waitUntil := func(d time.Duration, what string, cond func() bool) {
 		t.Helper()
@@ -124,7 +85,7 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 	if got, p := slowGot.Load(), peak.Load(); got != perDest || p != perDest {
 		t.Fatalf("while blocked the slow destination got %d requests, peak %d concurrent; want exactly %d", got, p, perDest)
 	}
-	if inFlight, queued, queueCap := hub.DestinationSlots(slowDest.ID); inFlight != perDest || queued > queueCap || queued < 1 {
+	if inFlight, queued, queueCap := e.hub.DestinationSlots(slowDest.ID); inFlight != perDest || queued > queueCap || queued < 1 {
 		t.Fatalf("slow destination in the scheduler: %d in flight, %d queued; want %d and 1..%d", inFlight, queued, perDest, queueCap)
 	}
 
@@ -141,7 +102,7 @@ func TestDispatchPerDestinationCap(t *testing.T) {
 	}
 	for _, d := range []delivery.Destination{slowDest, fastDest} {
 		testenv.Eventually(t, 10*time.Second, func() (bool, string) {
-			list, _, err := ds.DeliveryLog(ctx, org.ID, delivery.DeliveryLogQuery{DestinationID: d.ID, Limit: 100})
+			list, _, err := e.ds.DeliveryLog(context.Background(), e.org, delivery.DeliveryLogQuery{DestinationID: d.ID, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

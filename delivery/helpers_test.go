@@ -35,10 +35,12 @@ type hubEnv struct {
 }
 
 type hubOpts struct {
-	schedule     []time.Duration
-	timeout      time.Duration
-	allowPrivate bool
-	noRun        bool
+	schedule       []time.Duration
+	timeout        time.Duration
+	allowPrivate   bool
+	noRun          bool
+	perDestination int           // 0: the hub's default
+	idleWake       time.Duration // 0: the hub's default
 }
 
 func startHub(t *testing.T, o hubOpts) *hubEnv {
@@ -66,7 +68,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 	}
 	reg := prometheus.NewRegistry()
 	hub, err := delivery.NewHub(ds, sender, sl, reg, delivery.Config{
-		Timeout: o.timeout, RetrySchedule: o.schedule, Secrets: box,
+		Timeout: o.timeout, RetrySchedule: o.schedule, Secrets: box, PerDestination: o.perDestination, IdleWake: o.idleWake,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
