@@ -1,6 +1,8 @@
-// Package storage is outreachd's PostgreSQL layer: the embedded schema migrations, the queries of
-// every resource, and the transactions through which a business change and the domain events it
-// causes are committed together (the outbox).
+// Package storage is outreachd's shared PostgreSQL core: the pools, the embedded schema migrations
+// of every package (one numbered sequence), the queries of the core records, and the transactions
+// through which a business change and the domain events it causes are committed together (the
+// outbox), with their deliveries, which the delivery hub writes in the same transaction through
+// the Deliveries interface declared here. It never imports the hub.
 //
 // It knows nothing of HTTP; callers pass organization ids explicitly and every query is scoped
 // by them, so one organization can never read another's rows through this package.
