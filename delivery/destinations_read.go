@@ -5,18 +5,12 @@ import (
 	"time"
 )
 
-// What the API, the application and the operator CLI read of destinations and of what the hub
-// did for them, through the same manager that changes them. Every read is scoped by organization
-// but ByID, the operator CLI's.
+// What the API and the application read of destinations and of what the hub did for them,
+// through the same manager that changes them. Every read is scoped by organization.
 
 // Get reads one destination of orgID; another organization's, or a deleted one, is not found.
 func (m *Destinations) Get(ctx context.Context, orgID, id string) (Destination, error) {
 	return m.store.GetDestination(ctx, orgID, id)
-}
-
-// ByID reads a destination of any organization. Only the operator CLI may use it.
-func (m *Destinations) ByID(ctx context.Context, id string) (Destination, error) {
-	return m.store.DestinationByID(ctx, id)
 }
 
 // ForLog reads a destination of orgID for its attempt and delivery logs: a deleted one too, until
