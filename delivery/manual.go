@@ -42,7 +42,7 @@ func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKi
 		}
 	}
 	if !kind.Valid() {
-		return AttemptView{}, outreach.Invalidf("unknown event kind %q", kind)
+		return AttemptView{}, unknownKind("event", string(kind), false)
 	}
 	if !kind.Matches(selected) {
 		return AttemptView{}, outreach.Invalidf("the destination does not receive %s events", kind)
