@@ -35,19 +35,19 @@ type worker struct {
 
 // app is everything serve builds, so tests of the wiring and the demo set-up share one shape.
 type app struct {
-	cfg   Config
-	log   *slog.Logger
-	store *storage.Store
-	// deliveries is the delivery hub's store, attached to store.
-	deliveries *delivery.Store
-	registry   *prometheus.Registry
-	apiDeps    api.Deps
-	workers    []worker
+	cfg      Config
+	log      *slog.Logger
+	store    *storage.Store
+	registry *prometheus.Registry
+	apiDeps  api.Deps
+	workers  []worker
 	// sim and clock are the simulated LinkedIn world and the engine clock (wireEngine).
 	sim   *linkedin.Simulator
 	clock *outreach.VirtualClock
 	// hub is the delivery hub (nil when not wired).
 	hub *delivery.Hub
+	// deliveries is the delivery hub's store, attached to store.
+	deliveries *delivery.Store
 }
 
 func runServe(ctx context.Context, args []string) error {
