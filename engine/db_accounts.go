@@ -41,6 +41,11 @@ func Seats(ctx context.Context, q storage.Querier) ([]storage.LinkedInAccount, e
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LinkedInAccount, error) { return storage.ScanLinkedInAccount(r) })
 }
 
+// Seat reads one seat by our id.
+func Seat(ctx context.Context, q storage.Querier, id string) (storage.LinkedInAccount, error) {
+	return getSeat(ctx, q, id)
+}
+
 // getSeat reads one seat by our id.
 func getSeat(ctx context.Context, q storage.Querier, id string) (storage.LinkedInAccount, error) {
 	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts WHERE id = $1`, id))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"outreachd/delivery"
+	"outreachd/engine"
 	"outreachd/storage"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
 	SimulatorSeed  int64
 	SimulatorSpeed float64
+	// LinkedInActionSpacing is the random gap between two LinkedIn actions of one seat
+	// (LINKEDIN_ACTION_SPACING), in engine time, with any provider.
+	LinkedInActionSpacing engine.Spacing
 	// DrafterURL, DrafterAPIKey and DrafterModel select an OpenAI-compatible reply drafter;
 	// with DrafterURL empty the deterministic built-in drafter writes the drafts.
 	DrafterURL    string
@@ -77,7 +81,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
-	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator} {
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readActionSpacing} {
 		if err := read(&c); err != nil {
 			return c, err
 		}
@@ -163,6 +167,13 @@ func readSimulator(c *Config) error {
 		return fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
 	}
 	return nil
+}
+
+// readActionSpacing reads the gap a seat keeps between two LinkedIn actions.
+func readActionSpacing(c *Config) error {
+	var err error
+	c.LinkedInActionSpacing, err = engine.ParseSpacing(envOr("LINKEDIN_ACTION_SPACING", engine.DefaultSpacing().String()))
+	return err
 }
 
 // readFlags lets the command line override the database, the listen address and the public
