@@ -88,11 +88,11 @@ func (c EnrichmentConfig) Validate() error {
 // filter_verdict and lead_accepted or lead_rejected in one transaction per batch. Several
 // workers, in one process or many, share the queue (storage claims with SKIP LOCKED).
 type EnrichmentWorker struct {
-	store  LeadQueue
-	lookUp func(context.Context, storage.PendingLead) (outreach.PersonLookup, error)
-	log    *slog.Logger
-	cfg    EnrichmentConfig
-	now    func() time.Time
+	store    LeadQueue
+	enricher LeadEnricher
+	log      *slog.Logger
+	cfg      EnrichmentConfig
+	now      func() time.Time
 }
 
 // LeadEnricher looks a pushed lead up knowing whose lead it is: the engine's EnrichLead goes
@@ -109,20 +109,14 @@ type LeadQueue interface {
 	EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []storage.PendingLead) ([]storage.LeadResolution, error)) (int, error)
 }
 
-// NewEnrichmentWorker builds the worker.
+// NewEnrichmentWorker builds the worker on an enricher that is given what the lead says of the
+// person, each call bounded by CallTimeout.
 func NewEnrichmentWorker(store LeadQueue, enricher Enricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
-	cfg.setDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if store == nil || enricher == nil {
+	if enricher == nil {
 		return nil, errors.New("enrichment: store and enricher are required")
 	}
-	return newEnrichmentWorker(store, func(ctx context.Context, l storage.PendingLead) (outreach.PersonLookup, error) {
-		callCtx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
-		defer cancel()
-		return enricher.Enrich(callCtx, requestFor(l.Prospect))
-	}, log, cfg), nil
+	cfg.setDefaults()
+	return NewLeadEnrichmentWorker(store, byRequest{enricher: enricher, timeout: cfg.CallTimeout}, log, cfg)
 }
 
 // NewLeadEnrichmentWorker builds the worker on an enricher that takes the whole lead (the
@@ -135,15 +129,22 @@ func NewLeadEnrichmentWorker(store LeadQueue, enricher LeadEnricher, log *slog.L
 	if store == nil || enricher == nil {
 		return nil, errors.New("enrichment: store and enricher are required")
 	}
-	return newEnrichmentWorker(store, enricher.EnrichLead, log, cfg), nil
-}
-
-func newEnrichmentWorker(store LeadQueue, lookUp func(context.Context, storage.PendingLead) (outreach.PersonLookup, error),
-	log *slog.Logger, cfg EnrichmentConfig) *EnrichmentWorker {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &EnrichmentWorker{store: store, lookUp: lookUp, log: log, cfg: cfg, now: time.Now}
+	return &EnrichmentWorker{store: store, enricher: enricher, log: log, cfg: cfg, now: time.Now}, nil
+}
+
+// byRequest is an Enricher given what a lead says of the person, each call bounded by timeout.
+type byRequest struct {
+	enricher Enricher
+	timeout  time.Duration
+}
+
+func (b byRequest) EnrichLead(ctx context.Context, l storage.PendingLead) (outreach.PersonLookup, error) {
+	callCtx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	return b.enricher.Enrich(callCtx, requestFor(l.Prospect))
 }
 
 // Run works the queue until ctx is cancelled. A full batch is followed at once by the next;
@@ -200,7 +201,7 @@ func (w *EnrichmentWorker) resolveOne(ctx context.Context, l storage.PendingLead
 		w.log.Error("campaign filters unreadable; lead left pending", "campaign", l.CampaignID, "lead", l.ID, "err", l.FiltersErr)
 		return w.retry(l)
 	}
-	found, err := w.lookUp(ctx, l)
+	found, err := w.enricher.EnrichLead(ctx, l)
 	res := storage.LeadResolution{ID: l.ID, Person: l.Person}
 	var wait *SeatWait
 	switch {
