@@ -43,6 +43,7 @@ type intent struct {
 	step      int    // a message: its sequence step
 	resync    bool   // a simulator may have lost the connection the database knows
 	view      *action
+	checkOnly bool // only an action left open may be checked; none is started
 }
 
 // callResult is what the provider answered in phase 2.
@@ -116,6 +117,9 @@ func (e *Engine) begin(ctx context.Context, tx pgx.Tx, g seatGate, in *intent, l
 			}
 		}
 		return gateResult{in: in}, nil
+	}
+	if in.checkOnly {
+		return gateResult{}, nil
 	}
 	if exists {
 		in.act.ID = prev.ID

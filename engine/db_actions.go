@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
 // The LinkedIn actions (linkedin_actions): each one recorded as started before its call and
@@ -110,4 +111,31 @@ func finishAction(ctx context.Context, tx pgx.Tx, id string, attempt int, end ac
 		WHERE id = $1 AND attempts = $2 AND state IN ('started', 'unknown')`,
 		id, attempt, end.State, end.At, nullable(end.InviteID), nullable(end.ChatID), nullable(end.MessageID), nullable(end.Error))
 	return tag.RowsAffected() == 1, err
+}
+
+// openActionsOutOfSequence lists prospects (with their campaign) that hold a sequence action
+// left open past its lease (its answer lost, or its instance dead) and are no longer due, so
+// no step will come back to it: a stop or block landed meanwhile.
+func openActionsOutOfSequence(ctx context.Context, q storage.Querier, limit int) ([][2]string, error) {
+	rows, err := q.Query(ctx, `SELECT p.id, p.campaign_id FROM linkedin_actions a JOIN prospects p ON p.id = a.prospect_id
+		WHERE a.state IN ('started', 'unknown') AND a.lease_until < now() AND a.kind IN ('invite', 'message', 'withdraw')
+		  AND p.next_step_at IS NULL
+		ORDER BY a.lease_until LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var out [2]string
+		return out, r.Scan(&out[0], &out[1])
+	})
+}
+
+// closeStaleViews closes the profile views an instance started and did not live to finish: a
+// look-up changes nothing on LinkedIn, so there is nothing to check; it may have happened, so it
+// stays counted (done).
+func closeStaleViews(ctx context.Context, q storage.Querier, now time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE linkedin_actions SET state = 'done', finished_at = $1,
+			error = 'not finished by the instance that started it; counted'
+		WHERE kind = 'profile_view' AND state IN ('started', 'unknown') AND lease_until < now()`, now)
+	return err
 }

@@ -217,6 +217,8 @@ func (e *Engine) Pass(ctx context.Context) (PassStats, error) {
 	st.Admitted, err = admitProspects(ctx, e.db, e.clock.Now())
 	note("admit", err)
 	note("sequencer", e.runSequencer(ctx, &st))
+	_, err = e.checkOpenActions(ctx)
+	note("open actions", err)
 	st.Replies, err = e.sendDrafts(ctx)
 	note("send drafts", err)
 	st.Stalls, err = e.detectStalls(ctx)

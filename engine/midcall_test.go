@@ -110,3 +110,50 @@ func TestLookUpOnce(t *testing.T) {
 		t.Fatalf("%d look-ups and %d invitations after a lead pushed by member id, want 1 and 2", calls, invites)
 	}
 }
+
+// TestOpenActionOfStoppedPerson: an invitation whose answer was lost, or whose instance died,
+// for a person stopped meanwhile is still checked with the provider: one that went out is
+// recorded (once), one that did not stays unsent, and nothing is sent again.
+func TestOpenActionOfStoppedPerson(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		fault    fault
+		invited  bool
+		attempts int
+	}{
+		{"answer lost, the invitation went out", loseAnswer, true, 1},
+		{"died after the call", crashAfter, true, 1},
+		{"died before the call", crashBefore, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, monday, worldOpt{})
+			li := w.useFaulty(engineCfg(""))
+			pid := w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), "stopped-meanwhile")[0]
+			li.inject("SendInvite", tc.fault)
+			w.run(tc.fault)
+			if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stopped-meanwhile")}}, w.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			w.restart()
+			w.passes(2)
+			p := w.prospect(pid)
+			if got := li.count(li.calls, "SendInvite"); got != tc.attempts {
+				t.Fatalf("%d invitation calls, want %d", got, tc.attempts)
+			}
+			if invited := p.InvitedAt != nil; invited != tc.invited || w.countKind(outreach.EventInviteSent) != map[bool]int{true: 1}[tc.invited] {
+				t.Fatalf("invited %v (%d invite_sent events), want %v", invited, w.countKind(outreach.EventInviteSent), tc.invited)
+			}
+			if p.NextStepAt != nil || p.PausedAt == nil {
+				t.Fatalf("the stopped person is due again: next %v paused %v", p.NextStepAt, p.PausedAt)
+			}
+			if tc.invited && (p.PausedNextStepAt == nil || !p.PausedNextStepAt.Equal(monday.Add(21*24*time.Hour))) {
+				t.Fatalf("the withdrawal's time kept for an undo: %v", p.PausedNextStepAt)
+			}
+			if n := w.count(`SELECT count(*) FROM linkedin_actions WHERE prospect_id = $1 AND state IN ('started', 'unknown')`, pid); n != 0 {
+				t.Fatalf("%d actions still open", n)
+			}
+		})
+	}
+}

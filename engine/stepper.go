@@ -23,6 +23,8 @@ type stepper struct {
 	acc storage.LinkedInAccount
 	now time.Time
 	out *stepOutcome
+	// check: only an action left open is checked (act); nothing is started or ended.
+	check bool
 }
 
 // ref names the prospect to the provider, by member id when a look-up found it (or the key is
@@ -87,6 +89,9 @@ func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
 	default:
 		i := nextMessageStep(s.run.steps, s.p.CurrentStep)
 		if i >= len(s.run.steps) {
+			if s.check {
+				return nil, nil
+			}
 			return nil, s.finish(ctx)
 		}
 		in.act.Kind, in.act.Step, in.step = actMessage, i, i
@@ -96,9 +101,9 @@ func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
 			in.chatID, in.target = *s.p.ChatID, *s.p.ChatID
 		}
 	}
-	in.act.TextHash = textHash(in.text)
+	in.act.TextHash, in.checkOnly = textHash(in.text), s.check
 	r, err := s.e.begin(ctx, s.tx, g, in, lookUp, s.now)
-	if err != nil || r.in != nil {
+	if err != nil || r.in != nil || s.check {
 		return r.in, err
 	}
 	switch {

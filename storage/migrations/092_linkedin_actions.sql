@@ -34,6 +34,7 @@ CREATE UNIQUE INDEX linkedin_actions_step ON linkedin_actions (prospect_id, kind
     WHERE kind IN ('invite', 'message', 'withdraw');
 CREATE UNIQUE INDEX linkedin_actions_draft ON linkedin_actions (draft_id) WHERE kind = 'reply';
 CREATE INDEX linkedin_actions_use ON linkedin_actions (account_id, started_at) WHERE state <> 'failed';
+CREATE INDEX linkedin_actions_open ON linkedin_actions (lease_until) WHERE state IN ('started', 'unknown');
 
 -- A seat's pace and caps. next_action_at (engine time) is the earliest moment the seat may act
 -- again, claimed under the seat's row lock; a NULL cap takes the engine's default.
