@@ -54,6 +54,7 @@ type callResult struct {
 	inviteID  string
 	chatID    string
 	messageID string
+	text      string                  // a check: the text of the message found, as the provider has it
 	member    *outreach.MemberProfile // what the look-up before an invitation found
 	viewErr   error
 	wrote     bool  // a follow-up's re-read found the person wrote since: nothing was sent

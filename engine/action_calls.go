@@ -140,7 +140,7 @@ func (e *Engine) reconcile(ctx context.Context, in *intent) callResult {
 	for _, m := range msgs {
 		if m.FromMe && in.act.TextHash != nil && *textHash(m.Text) == *in.act.TextHash &&
 			!m.At.Before(in.act.StartedAt.Add(-clockSkew)) {
-			r.found, r.chatID, r.messageID = true, chat, m.ID
+			r.found, r.chatID, r.messageID, r.text = true, chat, m.ID, m.Text
 			return r
 		}
 	}

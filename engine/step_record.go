@@ -124,13 +124,16 @@ func (s *stepper) withdrawn(ctx context.Context) error {
 // messaged records a sequence message sent and schedules the next step (or the end of the
 // reply window after the last one).
 func (s *stepper) messaged(ctx context.Context, in *intent, r callResult) error {
-	provChat := r.chatID
+	provChat, text := r.chatID, in.text
 	if provChat == "" {
 		provChat = in.chatID
 	}
+	if r.text != "" {
+		text = r.text // found by a check: what was sent, should the sequence's text have changed since
+	}
 	chat, _, err := recordChatMessage(ctx, s.tx, chatRecord{OrgID: s.p.OrgID, AccountID: s.acc.ID,
 		ProviderChatID: provChat, LeadKey: s.p.LeadKey, ProspectID: &s.p.ID, AttendeeName: s.p.Name, FromMe: true,
-		Text: in.text, ProviderMessageID: r.messageID, At: s.now})
+		Text: text, ProviderMessageID: r.messageID, At: s.now})
 	if err != nil {
 		return err
 	}
@@ -165,7 +168,7 @@ func (s *stepper) messaged(ctx context.Context, in *intent, r callResult) error 
 	if err != nil {
 		return err
 	}
-	s.emit(outreach.EventMessageSent, outreach.EventData{Message: &outreach.MessageBlock{Text: in.text, ChatID: chat,
+	s.emit(outreach.EventMessageSent, outreach.EventData{Message: &outreach.MessageBlock{Text: text, ChatID: chat,
 		RecentConversation: recent}})
 	return nil
 }
