@@ -59,6 +59,10 @@ type Config struct {
 	// ActivityLogEvery is how often (wall clock) Run logs at info the campaigns launched and
 	// completed and what each campaign sent [1m].
 	ActivityLogEvery time.Duration
+	// SeatMessageGrace is how long (wall clock) a report of the seat's own message waits before
+	// it is handled, so that a message outreachd sent is recorded as its own first
+	// (reports_seat.go) [2m; negative: no wait].
+	SeatMessageGrace time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -97,6 +101,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ActivityLogEvery == 0 {
 		c.ActivityLogEvery = time.Minute
+	}
+	if c.SeatMessageGrace == 0 {
+		c.SeatMessageGrace = 2 * time.Minute
 	}
 }
 
