@@ -56,6 +56,9 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if demo && cfg.LinkedInProvider != "simulator" {
+		return fmt.Errorf("--demo runs on the LinkedIn simulator; unset LINKEDIN_PROVIDER")
+	}
 	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	if applyGCDefaults(os.Getenv) {
 		log.Info("collector settings: serve's defaults (set GOGC or GOMEMLIMIT to choose your own)", "GOGC", serveGCPercent, "GOMEMLIMIT_bytes", serveMemoryLimit)
