@@ -66,7 +66,7 @@ func (pi *ProviderInbox) JoinSeat(ctx context.Context, tokenHash []byte, provide
 }
 
 // providerLockClass namespaces the session advisory locks Lock takes.
-const providerLockClass = 7203114090
+const providerLockClass = 0x707276 // "prv"
 
 // Lock holds a session advisory lock named name on a connection of its own until unlock is
 // called, waiting for another holder (another instance) to let go; no transaction stays open

@@ -77,6 +77,7 @@ func (pi *ProviderInbox) RecordReports(ctx context.Context, reports []outreach.L
 // is keyed as a prospect of the seat's organization was pushed, whichever of these names them:
 // the lead key of the chat the engine recorded under the report's chat, the key the provider
 // gave, the handle it once taught for the member id ("in:"), the member id itself ("id:").
+// With no such prospect, the first handle's key of these, else the key the provider gave.
 func insertDedupedReports(ctx context.Context, tx *storage.Tx, provider string, reports []outreach.LinkedInReport) (int, error) {
 	n := 0
 	for _, r := range reports {
@@ -87,7 +88,9 @@ func insertDedupedReports(ctx context.Context, tx *storage.Tx, provider string, 
 				profile_key, provider_id, attendee_name, chat_id, message_id, text, cooldown_hours, at)
 			SELECT 'provider', $1, $2, $3, a.provider_account_id,
 				coalesce((SELECT p.lead_key FROM prospects p WHERE p.org_id = a.org_id AND p.lead_key = ANY(k.keys)
-					ORDER BY array_position(k.keys, p.lead_key) LIMIT 1), $5::text),
+					ORDER BY array_position(k.keys, p.lead_key) LIMIT 1),
+					(SELECT h.key FROM unnest(k.keys) WITH ORDINALITY AS h(key, n) WHERE h.key LIKE 'in:%' ORDER BY h.n LIMIT 1),
+					$5::text),
 				$6::text, $7::text, $8::text, $9::text, $10::text, $11::int, $12::timestamptz
 			FROM linkedin_accounts a
 			CROSS JOIN LATERAL (SELECT array_remove(ARRAY[

@@ -25,8 +25,10 @@ type Sync struct {
 
 // SyncStore keeps where each seat's reconciliation stands (the engine's ProviderInbox).
 type SyncStore interface {
-	ClaimSeatSyncs(ctx context.Context, interval, lease time.Duration, limit int) ([]outreach.SeatSync, error)
-	FinishSeatSync(ctx context.Context, next outreach.SeatSync, reports []outreach.LinkedInReport) (int, error)
+	// ClaimSeatSyncs leases the seats due at now; FinishSeatSync records a run that started at
+	// now with what it found, and lets go of the lease.
+	ClaimSeatSyncs(ctx context.Context, now time.Time, interval, lease time.Duration, limit int) ([]outreach.SeatSync, error)
+	FinishSeatSync(ctx context.Context, now time.Time, next outreach.SeatSync, reports []outreach.LinkedInReport) (int, error)
 	ReleaseSeatSync(ctx context.Context, accountID string) error
 	RememberMembers(ctx context.Context, members []outreach.MemberHandle) error
 	PruneWebhooks(ctx context.Context, before time.Time) (int, error)
@@ -114,19 +116,29 @@ type SyncStats struct {
 	Seats, Failed, Reports int
 }
 
-// RunOnce reconciles every seat due now, one after the other; a seat that fails keeps its
-// watermark and is tried again at the next tick.
+// RunOnce reconciles every seat due now, one after the other, each at most once; a seat that
+// fails keeps its watermark and is tried again at the next tick.
 func (s *Sync) RunOnce(ctx context.Context) (SyncStats, error) {
 	var st SyncStats
 	if _, err := s.store.PruneWebhooks(ctx, s.cfg.Now().Add(-s.cfg.KeepWebhooks)); err != nil {
 		return st, fmt.Errorf("prune webhooks: %w", err)
 	}
+	done := map[string]bool{}
 	for {
-		due, err := s.store.ClaimSeatSyncs(ctx, s.cfg.Interval, s.cfg.Lease, 10)
+		due, err := s.store.ClaimSeatSyncs(ctx, s.cfg.Now(), s.cfg.Interval, s.cfg.Lease, syncBatch)
 		if err != nil || len(due) == 0 {
 			return st, err
 		}
+		fresh := 0
 		for _, seat := range due {
+			if done[seat.AccountID] { // due again already: an interval shorter than a run
+				if err := s.store.ReleaseSeatSync(ctx, seat.AccountID); err != nil {
+					return st, err
+				}
+				continue
+			}
+			done[seat.AccountID] = true
+			fresh++
 			n, err := s.seat(ctx, seat)
 			st.Seats++
 			st.Reports += n
@@ -142,8 +154,14 @@ func (s *Sync) RunOnce(ctx context.Context) (SyncStats, error) {
 				return st, err
 			}
 		}
+		if fresh == 0 || len(due) < syncBatch {
+			return st, nil
+		}
 	}
 }
+
+// syncBatch is how many seats one claim leases.
+const syncBatch = 10
 
 // seat reconciles one seat and records what it found with its new watermark.
 func (s *Sync) seat(ctx context.Context, st outreach.SeatSync) (int, error) {
@@ -175,7 +193,7 @@ func (s *Sync) seat(ctx context.Context, st outreach.SeatSync) (int, error) {
 		reports = append(append(reports, found...), msgs...)
 		next.Since, next.Pending = start, pending
 	}
-	return s.store.FinishSeatSync(ctx, next, reports)
+	return s.store.FinishSeatSync(ctx, start, next, reports)
 }
 
 // accountStatus is the account's status as one word; DELETED when Unipile no longer has it.
