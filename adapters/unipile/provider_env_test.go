@@ -96,7 +96,7 @@ func (e *penv) serve(t *testing.T, inbox unipile.Inbox) {
 // report is a row of the engine's report table.
 type report struct {
 	Kind, DedupeKey, ProfileKey, ProviderID, ChatID, MessageID, Text string
-	CooldownHours                                                     int
+	CooldownHours                                                    int
 }
 
 func (e *penv) reports(t *testing.T) []report {
