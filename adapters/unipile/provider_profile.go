@@ -108,7 +108,7 @@ func (p *Provider) member(ctx context.Context, accountID string, ref outreach.Pr
 	if isMemberID(ident) {
 		return ident, nil
 	}
-	if handle := foldHandle(ident); handle != "" {
+	if handle := handleOf(ident); handle != "" {
 		id, ok, err := p.store.MemberID(ctx, handle)
 		if err != nil {
 			return "", fmt.Errorf("member id of %s: %w", handle, err)
@@ -128,23 +128,11 @@ func (p *Provider) member(ctx context.Context, accountID string, ref outreach.Pr
 // learn remembers a member's handle; a failure only costs a later profile view, so it is
 // logged and not returned.
 func (p *Provider) learn(ctx context.Context, memberID, handle string) {
-	if h := foldHandle(handle); memberID != "" && h != "" {
+	if h := handleOf(handle); memberID != "" && h != "" {
 		if err := p.store.RememberMembers(ctx, []outreach.MemberHandle{{MemberID: memberID, PublicIdentifier: h}}); err != nil {
 			p.cfg.Logger.Warn("unipile: remember a member's handle", "err", err)
 		}
 	}
-}
-
-// foldHandle is a public handle as lead keys hold it; "" when it is not a handle.
-func foldHandle(handle string) string {
-	if handle == "" {
-		return ""
-	}
-	prof, err := outreach.NormalizeProfile(handle)
-	if err != nil {
-		return ""
-	}
-	return prof.PublicIdentifier
 }
 
 // isMemberID recognizes a LinkedIn member id ("ACoAA…", tens of characters), which a handle
