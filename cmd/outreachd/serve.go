@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
+	"outreachd/adapters/unipile"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
@@ -46,6 +47,8 @@ type app struct {
 	clock *outreach.VirtualClock
 	// hub is the delivery hub (nil when not wired).
 	hub *delivery.Hub
+	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
+	seatLinks *unipile.Seats
 }
 
 func runServe(ctx context.Context, args []string) error {

@@ -95,6 +95,7 @@ func (a *app) wireUnipile(ctx context.Context) (*unipile.Provider, error) {
 		root.Handle(unipile.CallbackPath, parts.seats.CallbackHandler(rs)).Methods(http.MethodPost)
 	})
 	a.apiDeps.Inbox = prov
+	a.seatLinks = parts.seats
 	a.workers = append(a.workers,
 		worker{name: "unipile webhooks", run: func(ctx context.Context) error {
 			return a.registerWebhooks(ctx, parts, secret)
