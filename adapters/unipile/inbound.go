@@ -163,12 +163,15 @@ func (in *Inbound) understand(ctx context.Context, ev Event, raw []byte) (outrea
 	switch ev.Kind {
 	case EventMessageReceived:
 		m := ev.Message
+		hook.DedupeKey = "message:" + m.AccountID + ":" + m.MessageID
 		owner, err := in.p.owner(ctx, m.AccountID)
-		if err != nil {
+		switch {
+		case errors.Is(err, outreach.ErrUnknownAccount):
+			return hook, nil // an account Unipile does not hold is no seat: kept, nothing to report
+		case err != nil:
 			return hook, err
 		}
 		msg := messageOf(*m, owner, now)
-		hook.DedupeKey = "message:" + m.AccountID + ":" + m.MessageID
 		if rep, ok := messageReport(msg); ok {
 			hook.Reports = append(hook.Reports, rep)
 		}

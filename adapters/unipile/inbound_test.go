@@ -178,3 +178,16 @@ func TestWebhookStoredBeforeAnswered(t *testing.T) {
 		t.Errorf("reports %+v", r)
 	}
 }
+
+// TestWebhookOfAnAccountUnipileDoesNotHold: kept, answered, and nothing reported.
+func TestWebhookOfAnAccountUnipileDoesNotHold(t *testing.T) {
+	e := newProviderEnv(t)
+	body := []byte(`{"event":"message_received","account_id":"gone","chat_id":"c1","message_id":"m1",
+		"message":"hello","sender":{"attendee_provider_id":"` + e.bob.ProviderID + `"}}`)
+	if got := e.post(t, unipile.WebhookPath, testSecret, body); got != http.StatusOK {
+		t.Fatalf("status %d", got)
+	}
+	if n := e.count(t, `SELECT count(*) FROM provider_webhooks`); n != 1 || len(e.reports(t)) != 0 {
+		t.Errorf("%d webhooks, reports %+v", n, e.reports(t))
+	}
+}
