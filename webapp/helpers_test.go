@@ -27,6 +27,7 @@ import (
 type env struct {
 	t     testing.TB
 	store *storage.Store
+	dests *delivery.Store
 	app   *webapp.App
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -69,18 +70,18 @@ func newEnv(t testing.TB, cfg webapp.Config) *env {
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
 func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := delivery.NewDestinations(st, delivery.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
+	dests, err := delivery.NewDestinations(ds, delivery.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
 		NewSecret: delivery.GenerateSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, store: st, now: time.Now()}
+	e := &env{t: t, store: st, dests: ds, now: time.Now()}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://127.0.0.1"
 	}

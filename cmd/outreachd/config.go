@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/storage"
 )
 
@@ -261,8 +262,14 @@ func parseSchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// openStore connects serve and the admin CLI alike: both commit events, and the deliveries the
-// store writes for them carry the attempts of the configured retry schedule.
-func openStore(ctx context.Context, c Config) (*storage.Store, error) {
-	return storage.Open(ctx, c.DatabaseURL, storage.Config{Fanout: storage.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)}})
+// openStore connects serve and the admin CLI alike, with the delivery hub's store attached: both
+// commit events, which get their deliveries in the same transaction, with the attempts of the
+// configured retry schedule.
+func openStore(ctx context.Context, c Config) (*storage.Store, *delivery.Store, error) {
+	ds := delivery.NewStore(delivery.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)})
+	st, err := storage.Open(ctx, c.DatabaseURL, storage.Config{Deliveries: ds})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, ds, nil
 }

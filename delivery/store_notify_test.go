@@ -1,4 +1,4 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -19,8 +20,8 @@ import (
 func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, listener := storeAndConnection(t, nil)
-	if _, err := listener.Exec(ctx, "LISTEN "+storage.NotifyDeliveries); err != nil {
+	st, ds, listener := storeAndConnection(t, nil)
+	if _, err := listener.Exec(ctx, "LISTEN "+delivery.NotifyDeliveries); err != nil {
 		t.Fatal(err)
 	}
 	woken := func(what string) {
@@ -28,37 +29,37 @@ func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if _, err := listener.WaitForNotification(wctx); err != nil {
-			t.Fatalf("%s: no NOTIFY %s: %v", what, storage.NotifyDeliveries, err)
+			t.Fatalf("%s: no NOTIFY %s: %v", what, delivery.NotifyDeliveries, err)
 		}
 	}
 
-	org, _ := orgWithDestinations(t, st, 1)
+	org, _ := orgWithDestinations(t, st, ds, 1)
 	commitEvent(t, st, org.ID)
 	woken("a committed event with a delivery")
 
-	got, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	got, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 10, Lease: time.Minute})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("claimed %d (%v), want 1", len(got), err)
 	}
-	rec := firstAttempts(got, 500, storage.DeliveryFailed)
-	if err := st.RecordAttempts(ctx, rec); err != nil {
+	rec := firstAttempts(got, 500, delivery.DeliveryFailed)
+	if err := ds.RecordAttempts(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.ResendDelivery(ctx, org.ID, got[0].ID); err != nil {
+	if err := ds.ResendDelivery(ctx, org.ID, got[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	woken("a resend")
 
-	again, err := st.ClaimDue(ctx, storage.ClaimDueParams{Retries: true, Limit: 10, Lease: time.Minute})
+	again, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Retries: true, Limit: 10, Lease: time.Minute})
 	if err != nil || len(again) != 1 {
 		t.Fatalf("claimed %d after the resend (%v), want 1", len(again), err)
 	}
-	rec = firstAttempts(again, 500, storage.DeliveryFailed)
+	rec = firstAttempts(again, 500, delivery.DeliveryFailed)
 	rec[0].Attempt = 2
-	if err := st.RecordAttempts(ctx, rec); err != nil {
+	if err := ds.RecordAttempts(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	n, err := st.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 1)
+	n, err := ds.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 1)
 	if err != nil || n != 1 {
 		t.Fatalf("recovered %d (%v), want 1", n, err)
 	}
@@ -70,8 +71,8 @@ func TestDueDeliveriesWakeTheDispatchers(t *testing.T) {
 // database host's cores with the dispatch of the event just committed.
 func TestCloseWaitsAfterItsLastWakeUp(t *testing.T) {
 	t.Parallel()
-	st, _ := storeAndConnection(t, nil)
-	org, _ := orgWithDestinations(t, st, 1)
+	st, ds, _ := storeAndConnection(t, nil)
+	org, _ := orgWithDestinations(t, st, ds, 1)
 	commitEvent(t, st, org.ID)
 	committed := time.Now()
 	st.Close()
@@ -91,18 +92,14 @@ func commitEvent(t *testing.T, st *storage.Store, orgID string) {
 	}
 }
 
-// storeAndConnection opens a store on a fresh database and, beside it, one connection of the
+// storeAndConnection opens the stores on a fresh database and, beside them, one connection of the
 // test's own to the same database (tune, when not nil, adjusts its configuration first); both
 // close when the test ends.
-func storeAndConnection(t testing.TB, tune func(*pgx.ConnConfig)) (*storage.Store, *pgx.Conn) {
+func storeAndConnection(t testing.TB, tune func(*pgx.ConnConfig)) (*storage.Store, *delivery.Store, *pgx.Conn) {
 	t.Helper()
 	ctx := context.Background()
 	url := testenv.DatabaseURL(t)
-	st, err := storage.Open(ctx, url, storage.Config{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st, ds := testenv.OpenStores(t, url, 2)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
@@ -115,5 +112,5 @@ func storeAndConnection(t testing.TB, tune func(*pgx.ConnConfig)) (*storage.Stor
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	return st, conn
+	return st, ds, conn
 }

@@ -1,7 +1,6 @@
-package storage_test
+package delivery_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -23,14 +23,14 @@ func newOrg(t *testing.T, st *storage.Store) string {
 	return o.ID
 }
 
-func httpsDest(orgID, name string) storage.Destination {
-	return storage.Destination{OrgID: orgID, Name: name, Kind: outreach.DestinationHTTPS,
+func httpsDest(orgID, name string) delivery.Destination {
+	return delivery.Destination{OrgID: orgID, Name: name, Kind: outreach.DestinationHTTPS,
 		URL: "https://example.com/hook/" + name, Events: []string{"reply_received"}, Enabled: true}
 }
 
 func TestDestinationLimitUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org := newOrg(t, st)
 	// 25 concurrent creations: exactly ten may win, whatever the interleaving.
@@ -40,7 +40,7 @@ func TestDestinationLimitUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := st.CreateDestination(ctx, httpsDest(org, fmt.Sprint(i)))
+			_, err := ds.CreateDestination(ctx, httpsDest(org, fmt.Sprint(i)))
 			errs <- err
 		}()
 	}
@@ -57,28 +57,28 @@ func TestDestinationLimitUnderConcurrency(t *testing.T) {
 			t.Fatalf("unexpected error: %v", err)
 		}
 	}
-	if ok != storage.MaxDestinationsPerOrg || refused != 15 {
+	if ok != delivery.MaxDestinationsPerOrg || refused != 15 {
 		t.Fatalf("created %d, refused %d; want 10 and 15", ok, refused)
 	}
-	list, err := st.ListDestinations(ctx, org)
+	list, err := ds.ListDestinations(ctx, org)
 	if err != nil || len(list) != 10 {
 		t.Fatalf("list: %d, %v", len(list), err)
 	}
 	// Another organization has its own ten.
-	if _, err := st.CreateDestination(ctx, httpsDest(newOrg(t, st), "other")); err != nil {
+	if _, err := ds.CreateDestination(ctx, httpsDest(newOrg(t, st), "other")); err != nil {
 		t.Fatalf("other org: %v", err)
 	}
 }
 
 func TestDestinationCRUDScopedByOrg(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org, other := newOrg(t, st), newOrg(t, st)
 	sealed := "v1:sealed"
 	in := httpsDest(org, "a")
 	in.SecretSealed = &sealed
-	d, err := st.CreateDestination(ctx, in)
+	d, err := ds.CreateDestination(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,28 +86,28 @@ func TestDestinationCRUDScopedByOrg(t *testing.T) {
 		len(d.Events) != 1 || d.Events[0] != "reply_received" || d.CreatedAt.IsZero() {
 		t.Fatalf("created %+v", d)
 	}
-	if _, err := st.GetDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := ds.GetDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("cross-org get: %v", err)
 	}
-	if _, err := st.UpdateDestination(ctx, other, d.ID, func(*storage.Destination) error { return nil }); !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := ds.UpdateDestination(ctx, other, d.ID, func(*delivery.Destination) error { return nil }); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("cross-org update: %v", err)
 	}
-	if err := st.DeleteDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+	if err := ds.DeleteDestination(ctx, other, d.ID); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("cross-org delete: %v", err)
 	}
 
 	// A refused change writes nothing.
-	if _, err := st.UpdateDestination(ctx, org, d.ID, func(x *storage.Destination) error {
+	if _, err := ds.UpdateDestination(ctx, org, d.ID, func(x *delivery.Destination) error {
 		x.Name = "changed"
 		return fmt.Errorf("nope: %w", outreach.ErrInvalid)
 	}); !errors.Is(err, outreach.ErrInvalid) {
 		t.Fatalf("refused change: %v", err)
 	}
-	if got, _ := st.GetDestination(ctx, org, d.ID); got.Name != "a" {
+	if got, _ := ds.GetDestination(ctx, org, d.ID); got.Name != "a" {
 		t.Fatalf("refused change was written: %q", got.Name)
 	}
 
-	u, err := st.UpdateDestination(ctx, org, d.ID, func(x *storage.Destination) error {
+	u, err := ds.UpdateDestination(ctx, org, d.ID, func(x *delivery.Destination) error {
 		x.Name, x.Enabled, x.Events, x.SecretSealed = "renamed", false, nil, nil
 		x.Kind, x.OrgID = "slack", other // ignored: not mutable
 		return nil
@@ -118,40 +118,22 @@ func TestDestinationCRUDScopedByOrg(t *testing.T) {
 	if u.Name != "renamed" || u.Enabled || u.Events[0] != "all" || u.SecretSealed != nil || u.Kind != "https" || u.OrgID != org {
 		t.Fatalf("updated %+v", u)
 	}
-	active, _ := st.ListActiveDestinations(ctx, org)
-	if len(active) != 0 {
-		t.Fatalf("disabled destination listed as active: %+v", active)
-	}
-	if err := st.DeleteDestination(ctx, org, d.ID); err != nil {
+	if err := ds.DeleteDestination(ctx, org, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.GetDestination(ctx, org, d.ID); !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := ds.GetDestination(ctx, org, d.ID); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
-	}
-}
-
-func TestServiceKeyIsGeneratedOnce(t *testing.T) {
-	t.Parallel()
-	st := testenv.Store(t)
-	ctx := context.Background()
-	k1, created, err := st.ServiceKey(ctx, "secrets_key", 32)
-	if err != nil || !created || len(k1) != 32 {
-		t.Fatalf("first: %x %v %v", k1, created, err)
-	}
-	k2, created, err := st.ServiceKey(ctx, "secrets_key", 32)
-	if err != nil || created || !bytes.Equal(k1, k2) {
-		t.Fatalf("second: %x %v %v", k2, created, err)
 	}
 }
 
 func TestAttemptAndDeliveryLogs(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org, other := newOrg(t, st), newOrg(t, st)
-	d1, _ := st.CreateDestination(ctx, httpsDest(org, "one"))
-	d2, _ := st.CreateDestination(ctx, httpsDest(org, "two"))
-	d3, _ := st.CreateDestination(ctx, httpsDest(org, "never"))
+	d1, _ := ds.CreateDestination(ctx, httpsDest(org, "one"))
+	d2, _ := ds.CreateDestination(ctx, httpsDest(org, "two"))
+	d3, _ := ds.CreateDestination(ctx, httpsDest(org, "never"))
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	pool := st.Pool()
 	mustExec := func(sql string, args ...any) {
@@ -180,7 +162,7 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 		status_code, error, duration_ms) VALUES ($1, $2, 'evt_t', 'reply_received', 1, 'test', $3, 'https://example.com', 0, 'connection refused', 3)`,
 		d2.ID, org, base)
 
-	last, err := st.LastAttempts(ctx, org, []string{d1.ID, d2.ID, d3.ID})
+	last, err := ds.LastAttempts(ctx, org, []string{d1.ID, d2.ID, d3.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +170,11 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 		last[d2.ID].StatusCode != 0 || *last[d2.ID].Error != "connection refused" || last[d2.ID].DeliveryID != nil {
 		t.Fatalf("last attempts %+v", last)
 	}
-	if other, _ := st.LastAttempts(ctx, other, []string{d1.ID}); len(other) != 0 {
+	if other, _ := ds.LastAttempts(ctx, other, []string{d1.ID}); len(other) != 0 {
 		t.Fatalf("another org sees attempts: %+v", other)
 	}
 
-	page, total, err := st.AttemptLog(ctx, org, d1.ID, 2, 1)
+	page, total, err := ds.AttemptLog(ctx, org, d1.ID, 2, 1)
 	if err != nil || total != 5 || len(page) != 2 || page[0].Attempt != 4 || page[1].Attempt != 3 {
 		t.Fatalf("attempt log: %+v total %d %v", page, total, err)
 	}
@@ -200,19 +182,19 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 	from, to := base.Add(30*time.Minute), base.Add(2*time.Hour)
 	cases := []struct {
 		name  string
-		q     storage.DeliveryLogQuery
+		q     delivery.DeliveryLogQuery
 		want  []string
 		total int
 	}{
-		{"all newest first", storage.DeliveryLogQuery{Limit: 10}, []string{"dlv_2", "dlv_1", "dlv_x", "dlv_0"}, 4},
-		{"by destination", storage.DeliveryLogQuery{DestinationID: d2.ID, Limit: 10}, []string{"dlv_x"}, 1},
-		{"by status", storage.DeliveryLogQuery{Status: "failed", Limit: 10}, []string{"dlv_x", "dlv_0"}, 2},
-		{"range, to exclusive", storage.DeliveryLogQuery{From: &from, To: &to, Limit: 10}, []string{"dlv_1"}, 1},
-		{"paged", storage.DeliveryLogQuery{Limit: 1, Offset: 1}, []string{"dlv_1"}, 4},
+		{"all newest first", delivery.DeliveryLogQuery{Limit: 10}, []string{"dlv_2", "dlv_1", "dlv_x", "dlv_0"}, 4},
+		{"by destination", delivery.DeliveryLogQuery{DestinationID: d2.ID, Limit: 10}, []string{"dlv_x"}, 1},
+		{"by status", delivery.DeliveryLogQuery{Status: "failed", Limit: 10}, []string{"dlv_x", "dlv_0"}, 2},
+		{"range, to exclusive", delivery.DeliveryLogQuery{From: &from, To: &to, Limit: 10}, []string{"dlv_1"}, 1},
+		{"paged", delivery.DeliveryLogQuery{Limit: 1, Offset: 1}, []string{"dlv_1"}, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, total, err := st.DeliveryLog(ctx, org, c.q)
+			got, total, err := ds.DeliveryLog(ctx, org, c.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +207,52 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 			}
 		})
 	}
-	if got, total, _ := st.DeliveryLog(ctx, other, storage.DeliveryLogQuery{Limit: 10}); len(got) != 0 || total != 0 {
+	if got, total, _ := ds.DeliveryLog(ctx, other, delivery.DeliveryLogQuery{Limit: 10}); len(got) != 0 || total != 0 {
 		t.Fatalf("another org sees deliveries: %d", total)
+	}
+}
+
+// A deleted destination's history is readable until it is purged, then gone with it.
+func TestPurgeDeletedDestinations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, ds := testenv.Stores(t)
+	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ds.CreateDestination(ctx, delivery.Destination{ID: outreach.NewID("dst"), OrgID: org.ID, Name: "x",
+		Kind: outreach.DestinationHTTPS, URL: "https://example.com/hook", Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.RecordAttempts(ctx, []delivery.AttemptRecord{{DestinationID: d.ID, OrgID: org.ID, EventID: "evt_1",
+		EventKind: "invite_sent", Attempt: 1, Trigger: delivery.TriggerTest, At: time.Now(), URL: d.URL, StatusCode: 200,
+		WebhookID: "dlv_test1", Succeeded: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.DeleteDestination(ctx, org.ID, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ds.GetDestination(ctx, org.ID, d.ID); err == nil {
+		t.Fatal("a deleted destination is still found")
+	}
+	if _, at, err := ds.DestinationForLog(ctx, org.ID, d.ID); err != nil || at == nil {
+		t.Fatalf("the deleted destination's log: %v %v", at, err)
+	}
+	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("purged a fresh deletion: %d %v", n, err)
+	}
+	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0); err != nil || len(list) != 1 || *list[0].DeliveryID != "dlv_test1" {
+		t.Fatalf("attempts after the deletion: %+v %v", list, err)
+	}
+	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("purge: %d %v", n, err)
+	}
+	if _, _, err := ds.DestinationForLog(ctx, org.ID, d.ID); err == nil {
+		t.Fatal("a purged destination is still found")
+	}
+	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0); err != nil || len(list) != 0 {
+		t.Fatalf("attempts after the purge: %+v %v", list, err)
 	}
 }

@@ -1,12 +1,10 @@
-package storage_test
+package delivery_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"testing"
-
-	"outreachd/storage"
 )
 
 // BenchmarkFanout measures the fan-out statement alone: one op is a transaction writing the
@@ -14,14 +12,14 @@ import (
 // prepares its own (so from the sixth op on PostgreSQL may run it from a generic plan, as serve
 // does). Run with
 //
-//	DATABASE_URL=$(scripts/db.sh) go test -run '^$' -bench Fanout -benchtime 200x ./storage/
+//	DATABASE_URL=$(scripts/db.sh) go test -run '^$' -bench Fanout -benchtime 200x ./delivery/
 func BenchmarkFanout(b *testing.B) {
 	for _, n := range []int{1, 10} {
 		b.Run(fmt.Sprintf("dests=%d", n), func(b *testing.B) {
 			ctx := context.Background()
-			st, conn := storeAndConnection(b, nil)
-			org, dests := orgWithDestinations(b, st, n)
-			if err := storage.PrepareFanout(ctx, conn); err != nil {
+			st, ds, conn := storeAndConnection(b, nil)
+			org, dests := orgWithDestinations(b, st, ds, n)
+			if err := ds.Prepare(ctx, conn); err != nil {
 				b.Fatal(err)
 			}
 			const events = 100
@@ -31,7 +29,7 @@ func BenchmarkFanout(b *testing.B) {
 				b.StopTimer()
 				nds := deliveriesToAll(org.ID, dests, events, func(int) []byte { return payload })
 				b.StartTimer()
-				if res := commitFanout(b, conn, st, nds); res.Created != events*n {
+				if res := commitFanout(b, conn, ds, nds); res.Created != events*n {
 					b.Fatalf("created %d, want %d", res.Created, events*n)
 				}
 			}

@@ -1,4 +1,4 @@
-package storage
+package delivery
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 )
 
 // The fan-out: a business transaction that emits events also writes their deliveries, one per
-// enabled destination of the organization that selected the event's kind, before it commits.
-// An event and its deliveries therefore exist together or not at all, whichever process commits
-// it (serve, the operator CLI, a second instance), and there is no consumer to wait for: after
-// the commit the store sends one NOTIFY deliveries (outside the transaction, coalesced), and the
-// dispatchers of every process claim the new rows with FOR UPDATE SKIP LOCKED. The design and its
-// measurements are in docs/decisions/delivery.md.
+// enabled destination of the organization that selected the event's kind, before it commits
+// (storage.Store.InTx calls Store.FanOut). An event and its deliveries therefore exist together or
+// not at all, whichever process commits it (serve, the operator CLI, a second instance), and there
+// is no consumer to wait for: after the commit the store sends one NOTIFY deliveries (outside the
+// transaction, coalesced), and the dispatchers of every process claim the new rows with FOR
+// UPDATE SKIP LOCKED. The design and its measurements are in docs/decisions/delivery.md.
 
 // FanoutPolicy is what the fan-out writes into each delivery: the attempts it gets (the length
 // of the delivery hub's retry schedule) and the window within which identical payloads to one
@@ -48,8 +48,8 @@ func (p *FanoutPolicy) setDefaults() {
 // queue row, unless the hub sets its own (delivery.Config.PerDestination, whose default it is).
 const DefaultQueueChunk = 32
 
-// SetFanoutPolicy replaces the policy the fan-out writes with; the delivery hub sets it from its
-// own configuration when it is built, so the rows it claims carry its retry schedule's length.
+// SetFanoutPolicy replaces the policy the fan-out writes with; NewHub sets it from the hub's own
+// configuration, so the rows it claims carry its retry schedule's length.
 func (s *Store) SetFanoutPolicy(p FanoutPolicy) {
 	p.setDefaults()
 	s.policy.Store(&p)
@@ -233,7 +233,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		err = tx.QueryRow(ctx, query, args...).Scan(&res.Created)
 	} else {
 		// One round trip. The setting lasts until tx ends; in a business transaction
-		// (Store.InTx) the fan-out is the last statement before the commit.
+		// (storage.Store.InTx) the fan-out is the last statement before the commit.
 		b := &pgx.Batch{}
 		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
 		b.Queue(query, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&res.Created) })
@@ -250,12 +250,12 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 // arguments (plan_cache_mode = force_custom_plan) rather than run from its cached plan. After five
 // executions PostgreSQL keeps a generic plan for a prepared statement, and this one's estimated
 // every unnest at 10 rows and joined the batch's deliveries to the dedupe keys it kept in a
-// nested loop: a 10-destination fan-out of 100 events compared 499,500 pairs and took 60–290 ms,
-// of which a few were the writes. Planned with its arrays' real lengths it hash-joins. That join
-// is now an anti-join with the usually empty set of collapsed payloads, linear under either plan
+// nested loop, quadratic in the deliveries of a batch, which made the writes a small part of the
+// statement's time. Planned with its arrays' real lengths it hash-joins. That join is now an
+// anti-join with the usually empty set of collapsed payloads, linear under either plan
 // (TestLargeFanoutStaysLinearOnAWarmConnection), and custom plans above the threshold are kept as
-// a guard for the statement's other joins; below it, planning would cost more (about 3 ms a call,
-// BenchmarkFanout) than any join of so few rows.
+// a guard for the statement's other joins; below it, planning would cost more (BenchmarkFanout)
+// than any join of so few rows (measured: docs/performance.md, "The fan-out statement").
 const customPlanAbove = 200
 
 // insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
@@ -326,14 +326,14 @@ WITH input AS (
 SELECT count(*)::int FROM ins`
 }
 
-// prepareFanout prepares the fan-out's two statements on a new connection, before any transaction
-// uses it: their parse and the loading of the tables' catalog entries then happen when the
-// connection opens, not inside the first business transaction that commits an event. That
-// transaction is what a one-shot process such as the operator CLI runs; measured with the load
-// driver's one-at-a-time phase, the CLI's mean from emitted_at to the receiver's 2xx went from
-// 9.6 ms to 6.1–8.1 ms (the API's warm connections: 2.4–3.3 ms). pgx runs a statement prepared
-// under its own SQL text as the name whenever that text is queried.
-func prepareFanout(ctx context.Context, conn *pgx.Conn) error {
+// Prepare prepares the fan-out's statements on a new connection of the business pool, before any
+// transaction uses it (storage.Deliveries; the pool's AfterConnect): their parse and the loading
+// of the tables' catalog entries then happen when the connection opens, not inside the first
+// business transaction that commits an event. That transaction is what a one-shot process such
+// as the operator CLI runs, and its deliveries arrive sooner for it (measured: docs/performance.md,
+// "The CLI path"). pgx runs a statement prepared under its own SQL text as the name whenever that
+// text is queried.
+func (s *Store) Prepare(ctx context.Context, conn *pgx.Conn) error {
 	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			var pgErr *pgconn.PgError

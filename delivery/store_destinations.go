@@ -1,22 +1,21 @@
-package storage
+package delivery
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
 // MaxDestinationsPerOrg is the documented limit: the eleventh is refused.
 const MaxDestinationsPerOrg = 10
 
 // Destination is one event destination of an organization. Secrets are only ever held here
-// sealed (delivery.SecretBox); storage never sees them in the clear.
+// sealed (SecretBox); the database never sees them in the clear.
 type Destination struct {
 	ID    string
 	OrgID string
@@ -79,7 +78,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 		d.Events = []string{string(outreach.EventsAll)}
 	}
 	var out Destination
-	err := s.InTx(ctx, func(tx *Tx) error {
+	err := s.db.InTx(ctx, func(tx *storage.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, `SELECT id FROM orgs WHERE id = $1 FOR UPDATE`, d.OrgID).Scan(&id); err != nil {
 			return notFound(err, "org "+d.OrgID)
@@ -132,12 +131,6 @@ func (s *Store) ListDestinations(ctx context.Context, orgID string) ([]Destinati
 		WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, orgID)
 }
 
-// ListActiveDestinations returns the enabled destinations of orgID: the ones events fan out to.
-func (s *Store) ListActiveDestinations(ctx context.Context, orgID string) ([]Destination, error) {
-	return s.queryDestinations(ctx, `SELECT `+destinationColumns+` FROM destinations
-		WHERE org_id = $1 AND enabled AND deleted_at IS NULL ORDER BY created_at, id`, orgID)
-}
-
 func (s *Store) queryDestinations(ctx context.Context, sql string, args ...any) ([]Destination, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
@@ -155,7 +148,7 @@ func (s *Store) queryDestinations(ctx context.Context, sql string, args ...any) 
 // runs while the row is locked. An error from change aborts without writing anything.
 func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change func(*Destination) error) (Destination, error) {
 	var out Destination
-	err := s.InTx(ctx, func(tx *Tx) error {
+	err := s.db.InTx(ctx, func(tx *storage.Tx) error {
 		d, err := scanDestination(tx.QueryRow(ctx, `SELECT `+destinationColumns+`
 			FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, orgID, id))
 		if err != nil {
@@ -189,7 +182,7 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 // so its attempt log and deliveries remain readable by id (DestinationForLog) until
 // PurgeDeletedDestinations removes it with them after the delivery history's retention.
 func (s *Store) DeleteDestination(ctx context.Context, orgID, id string) error {
-	return s.InTx(ctx, func(tx *Tx) error {
+	return s.db.InTx(ctx, func(tx *storage.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE destinations SET deleted_at = now(), updated_at = now(), enabled = false,
 				secret_sealed = NULL, slack_token_sealed = NULL, url = CASE WHEN kind = 'slack' THEN '' ELSE url END
 			WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`, orgID, id)
@@ -233,7 +226,7 @@ func (s *Store) PurgeDeletedDestinations(ctx context.Context, before time.Time) 
 		return 0, fmt.Errorf("purge deleted destinations: %w", err)
 	}
 	for _, id := range ids {
-		err := s.InTx(ctx, func(tx *Tx) error {
+		err := s.db.InTx(ctx, func(tx *storage.Tx) error {
 			// Its deliveries, dedupe keys and attempts would also go by ON DELETE CASCADE; deleting
 			// them first finds the payloads they alone used (delivery_payloads has no key to
 			// cascade from).
@@ -252,161 +245,4 @@ func (s *Store) PurgeDeletedDestinations(ctx context.Context, before time.Time) 
 		}
 	}
 	return len(ids), nil
-}
-
-// ServiceKey returns the service's own key called name, generating n random bytes and storing
-// them the first time. created reports that this call made it. Concurrent first calls agree on
-// one key: the insert that loses the race reads the winner's.
-func (s *Store) ServiceKey(ctx context.Context, name string, n int) (key []byte, created bool, err error) {
-	fresh := make([]byte, n)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, false, err
-	}
-	err = s.pool.QueryRow(ctx, `INSERT INTO service_keys (name, value) VALUES ($1, $2)
-		ON CONFLICT (name) DO NOTHING RETURNING value`, name, fresh).Scan(&key)
-	if err == nil {
-		return key, true, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return nil, false, fmt.Errorf("service key %s: %w", name, err)
-	}
-	if err := s.pool.QueryRow(ctx, `SELECT value FROM service_keys WHERE name = $1`, name).Scan(&key); err != nil {
-		return nil, false, fmt.Errorf("service key %s: %w", name, err)
-	}
-	return key, false, nil
-}
-
-// AttemptLogEntry is one row of delivery_attempts as the Event Destinations view shows it.
-type AttemptLogEntry struct {
-	ID              int64
-	DeliveryID      *string // for a test send, the webhook-id it was sent with (nil for older ones)
-	DestinationID   string
-	EventID         string
-	EventKind       string
-	Attempt         int
-	Trigger         string // scheduled, manual or test
-	At              time.Time
-	URL             string
-	StatusCode      int // 0 when no HTTP answer came
-	Error           *string
-	DurationMS      int
-	ResponseExcerpt *string
-	NextAttemptAt   *time.Time
-}
-
-// A Test send has no delivery row; its webhook-id stands in as its delivery_id.
-const attemptColumns = `id, coalesce(delivery_id, webhook_id), destination_id, event_id, event_kind, attempt, trigger, at, url,
-	status_code, error, duration_ms, response_excerpt, next_attempt_at`
-
-func scanAttempt(row pgx.Row) (AttemptLogEntry, error) {
-	var a AttemptLogEntry
-	err := row.Scan(&a.ID, &a.DeliveryID, &a.DestinationID, &a.EventID, &a.EventKind, &a.Attempt, &a.Trigger,
-		&a.At, &a.URL, &a.StatusCode, &a.Error, &a.DurationMS, &a.ResponseExcerpt, &a.NextAttemptAt)
-	return a, err
-}
-
-// LastAttempts returns the newest attempt of each of destIDs (of any trigger, tests included:
-// the view shows what last happened at the endpoint). Destinations never tried are absent.
-func (s *Store) LastAttempts(ctx context.Context, orgID string, destIDs []string) (map[string]AttemptLogEntry, error) {
-	out := make(map[string]AttemptLogEntry, len(destIDs))
-	if len(destIDs) == 0 {
-		return out, nil
-	}
-	// One index probe per destination (migration 042's index): a DISTINCT ON over the
-	// organization's attempts sorted them all (≈ 300 ms with 100,000 attempts).
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM unnest($2::text[]) AS want(dest_id)
-		CROSS JOIN LATERAL (SELECT * FROM delivery_attempts a WHERE a.destination_id = want.dest_id AND a.org_id = $1
-			ORDER BY a.at DESC, a.id DESC LIMIT 1) last`, orgID, destIDs)
-	if err != nil {
-		return nil, fmt.Errorf("last attempts: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
-	if err != nil {
-		return nil, fmt.Errorf("last attempts: %w", err)
-	}
-	for _, a := range list {
-		out[a.DestinationID] = a
-	}
-	return out, nil
-}
-
-// AttemptLog pages through a destination's attempts, newest first, and counts them all.
-// The caller checks first that the destination belongs to orgID (GetDestination).
-func (s *Store) AttemptLog(ctx context.Context, orgID, destID string, limit, offset int) ([]AttemptLogEntry, int, error) {
-	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE org_id = $1 AND destination_id = $2`,
-		orgID, destID).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("attempt log: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts
-		WHERE org_id = $1 AND destination_id = $2 ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`,
-		orgID, destID, limit, offset)
-	if err != nil {
-		return nil, 0, fmt.Errorf("attempt log: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
-	if err != nil {
-		return nil, 0, fmt.Errorf("attempt log: %w", err)
-	}
-	return list, total, nil
-}
-
-// DeliveryLogEntry is one row of deliveries without its payload.
-type DeliveryLogEntry struct {
-	ID             string
-	DestinationID  string
-	EventID        string
-	EventKind      string
-	Status         string // pending, succeeded, failed
-	Attempts       int
-	MaxAttempts    int
-	NextAttemptAt  *time.Time
-	EmittedAt      time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	DeliveredAt    *time.Time
-	LastStatusCode *int
-	LastError      *string
-}
-
-// DeliveryLogQuery filters DeliveryLog; zero fields do not filter. From and To bound created_at
-// (From inclusive, To exclusive).
-type DeliveryLogQuery struct {
-	DestinationID string
-	Status        string
-	From, To      *time.Time
-	Limit, Offset int
-}
-
-// DeliveryLog pages through the organization's deliveries, newest first, and counts the matches.
-func (s *Store) DeliveryLog(ctx context.Context, orgID string, q DeliveryLogQuery) ([]DeliveryLogEntry, int, error) {
-	where := `WHERE org_id = $1 AND ($2 = '' OR destination_id = $2) AND ($3 = '' OR status = $3)
-		AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at < $5)`
-	if q.Status == DeliveryFailed {
-		// Written out, so the planner can use the partial index of failed deliveries
-		// (deliveries_failed_org_at, migration 083) instead of reading all of the organization's.
-		where += ` AND failed_at IS NOT NULL`
-	}
-	args := []any{orgID, q.DestinationID, q.Status, q.From, q.To}
-	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries `+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("delivery log: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT id, destination_id, event_id, event_kind, status, attempts, max_attempts,
-		next_attempt_at, emitted_at, created_at, updated_at, delivered_at, last_status_code, last_error
-		FROM deliveries `+where+` ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7`,
-		append(args, q.Limit, q.Offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("delivery log: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeliveryLogEntry, error) {
-		var d DeliveryLogEntry
-		err := r.Scan(&d.ID, &d.DestinationID, &d.EventID, &d.EventKind, &d.Status, &d.Attempts, &d.MaxAttempts,
-			&d.NextAttemptAt, &d.EmittedAt, &d.CreatedAt, &d.UpdatedAt, &d.DeliveredAt, &d.LastStatusCode, &d.LastError)
-		return d, err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("delivery log: %w", err)
-	}
-	return list, total, nil
 }

@@ -1,4 +1,4 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"outreachd/storage"
 )
 
 // TestLargeFanoutStaysLinearOnAWarmConnection runs a 10-destination fan-out of 100 events (1,000
@@ -37,7 +35,7 @@ func fanoutStaysLinear(t *testing.T, destinations int) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var plans []string
-	st, conn := storeAndConnection(t, func(cfg *pgx.ConnConfig) {
+	st, ds, conn := storeAndConnection(t, func(cfg *pgx.ConnConfig) {
 		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 			if strings.Contains(n.Message, "Insert on deliveries") {
 				mu.Lock()
@@ -46,8 +44,8 @@ func fanoutStaysLinear(t *testing.T, destinations int) {
 			}
 		}
 	})
-	org, dests := orgWithDestinations(t, st, destinations)
-	if err := storage.PrepareFanout(ctx, conn); err != nil {
+	org, dests := orgWithDestinations(t, st, ds, destinations)
+	if err := ds.Prepare(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
@@ -60,7 +58,7 @@ func fanoutStaysLinear(t *testing.T, destinations int) {
 	const rounds, events = 8, 100
 	for round := range rounds {
 		nds := deliveriesToAll(org.ID, dests, events, func(int) []byte { return []byte(`{}`) })
-		if res := commitFanout(t, conn, st, nds); res.Created != events*len(dests) {
+		if res := commitFanout(t, conn, ds, nds); res.Created != events*len(dests) {
 			t.Fatalf("round %d created %d deliveries, want %d", round, res.Created, events*len(dests))
 		}
 	}

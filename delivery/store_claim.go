@@ -1,4 +1,4 @@
-package storage
+package delivery
 
 import (
 	"context"
@@ -215,8 +215,8 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 // claimRows is how many queue rows a claim reads, and locks, for up to p.Limit deliveries. Every
 // row read is locked (a WAL record and a dirtied page each) before the running totals cut the
 // claim to its limit; reading Limit rows when most of them are chunks of chunk deliveries locked
-// about 150 rows to take 3 in a 10-destination burst (pg_stat_statements: 8.6 kB of WAL a claim).
-// A first-attempt claim therefore reads enough chunks for its limit and a few more (rows of one
+// dozens of rows to take a few in a burst to many destinations (measured: docs/performance.md,
+// "Design choices and their measurements"). A first-attempt claim therefore reads enough chunks for its limit and a few more (rows of one
 // delivery at the head, a chunk the room cuts); retries are rows of one delivery each. A claim
 // still takes at least one row whenever one is due: a destination not skipped has room for a
 // chunk (the hub leaves out the saturated ones).
@@ -305,7 +305,7 @@ func (s *Store) NextDue(ctx context.Context, retries bool, skip []string) (at ti
 		skip = []string{}
 	}
 	// Walks the budget's partial index in due order and stops at the first row that counts; a
-	// min() over a join read every pending row (15 ms a call with 2,000 deliveries in flight).
+	// min() over a join read every pending row.
 	err = s.async.QueryRow(ctx, `SELECT d.next_attempt_at FROM delivery_queue d
 		WHERE d.`+cond+` AND d.destination_id <> ALL($1::text[])
 		  AND EXISTS (SELECT 1 FROM destinations dst WHERE dst.id = d.destination_id AND dst.enabled)

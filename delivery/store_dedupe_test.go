@@ -1,4 +1,4 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // dedupeRow is the duplicate rule's row of a payload identity: destination -> end of its window.
-func dedupeRow(t *testing.T, st *storage.Store, identity string) map[string]time.Time {
+func dedupeRow(t *testing.T, ds *delivery.Store, identity string) map[string]time.Time {
 	t.Helper()
 	var ids []string
 	var ends []time.Time
-	err := st.Pool().QueryRow(context.Background(), `SELECT destination_ids, expires_at FROM delivery_dedupe WHERE payload_key = $1`,
+	err := ds.Pool().QueryRow(context.Background(), `SELECT destination_ids, expires_at FROM delivery_dedupe WHERE payload_key = $1`,
 		outreach.PayloadKey([]byte(identity))).Scan(&ids, &ends)
 	if err != nil {
 		t.Fatal(err)
@@ -35,25 +35,25 @@ func dedupeRow(t *testing.T, st *storage.Store, identity string) map[string]time
 func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := testenv.Store(t)
-	org, dests := orgWithDestinations(t, st, 3)
+	st, ds := testenv.Stores(t)
+	org, dests := orgWithDestinations(t, st, ds, 3)
 	a, b, c := dests[0], dests[1], dests[2]
 	identity := func(s string) string { return org.ID + "/" + s }
 
 	t.Run("each destination has its own window", func(t *testing.T) {
 		// a's window ends at once; b's lasts.
-		if n, _ := fanOut(t, st, org.ID, "w", -time.Second, a); n != 1 {
+		if n, _ := fanOut(t, ds, org.ID, "w", -time.Second, a); n != 1 {
 			t.Fatalf("first to a: %d deliveries", n)
 		}
-		if n, _ := fanOut(t, st, org.ID, "w", time.Hour, b); n != 1 {
+		if n, _ := fanOut(t, ds, org.ID, "w", time.Hour, b); n != 1 {
 			t.Fatalf("first to b: %d deliveries", n)
 		}
 		// Again to a, b and c: a (its window ended) and c (never got it) get it, b does not.
-		created, collapsed := fanOut(t, st, org.ID, "w", time.Hour, a, b, c)
+		created, collapsed := fanOut(t, ds, org.ID, "w", time.Hour, a, b, c)
 		if created != 2 || collapsed != 1 {
 			t.Fatalf("again to all: created %d collapsed %d, want 2 and 1", created, collapsed)
 		}
-		row := dedupeRow(t, st, identity("w"))
+		row := dedupeRow(t, ds, identity("w"))
 		for _, d := range dests {
 			if !row[d].After(time.Now().Add(50 * time.Minute)) {
 				t.Errorf("destination %s: window ends %v, want about an hour from now", d, row[d])
@@ -73,7 +73,7 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback(ctx) //nolint:errcheck
-		res, err := st.InsertDeliveryBatch(ctx, tx, nds)
+		res, err := ds.InsertDeliveryBatch(ctx, tx, nds)
 		if err != nil || res.Created != 2 || res.Collapsed != 2 {
 			t.Fatalf("batch: %+v, %v; want 2 created, 2 collapsed", res, err)
 		}
@@ -83,7 +83,7 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 		var wg sync.WaitGroup
 		created := make([]int, 4)
 		for i := range created {
-			wg.Go(func() { created[i], _ = fanOut(t, st, org.ID, "race", time.Hour, a, b, c) })
+			wg.Go(func() { created[i], _ = fanOut(t, ds, org.ID, "race", time.Hour, a, b, c) })
 		}
 		wg.Wait()
 		slices.Sort(created)
@@ -98,13 +98,13 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 			VALUES ($1, $2, 'dlv_before_085', now() + interval '1 hour')`, a, outreach.DedupeKey(a, []byte(identity("old")))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil || !st.LegacyDedupe() {
-			t.Fatalf("prune with a key of the older form left: %v; still consulted: %v", err, st.LegacyDedupe())
+		if _, err := ds.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil || !ds.LegacyDedupe() {
+			t.Fatalf("prune with a key of the older form left: %v; still consulted: %v", err, ds.LegacyDedupe())
 		}
-		if created, collapsed := fanOut(t, st, org.ID, "old", time.Hour, a, b); created != 1 || collapsed != 1 {
+		if created, collapsed := fanOut(t, ds, org.ID, "old", time.Hour, a, b); created != 1 || collapsed != 1 {
 			t.Fatalf("payload seen before the upgrade: created %d collapsed %d, want b only", created, collapsed)
 		}
-		if row := dedupeRow(t, st, identity("old")); len(row) != 1 || row[b].IsZero() {
+		if row := dedupeRow(t, ds, identity("old")); len(row) != 1 || row[b].IsZero() {
 			t.Fatalf("the payload's row lists %v, want b alone (a's window is the old key's)", row)
 		}
 		// Its window ends; the next prune removes it, the one after sees none left.
@@ -112,14 +112,14 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if _, err := st.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil {
+			if _, err := ds.PruneDeliveryDedupe(ctx, time.Now().Add(-time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if st.LegacyDedupe() {
+		if ds.LegacyDedupe() {
 			t.Fatal("the fan-out still consults an empty table of old keys")
 		}
-		if created, _ := fanOut(t, st, org.ID, "old", time.Hour, a); created != 1 {
+		if created, _ := fanOut(t, ds, org.ID, "old", time.Hour, a); created != 1 {
 			t.Fatalf("after the old key's window: %d deliveries to a, want 1", created)
 		}
 	})
@@ -131,8 +131,8 @@ func TestDuplicateRuleKeepsOneRowPerPayload(t *testing.T) {
 func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := storeMigratedThrough(t, "084_delivery_queue_chunks")
-	org, dests := orgWithDestinations(t, st, 2)
+	st, ds := storeMigratedThrough(t, "084_delivery_queue_chunks")
+	org, dests := orgWithDestinations(t, st, ds, 2)
 	identity := []byte(org.ID + "/before")
 	// The key the fan-out of release 084 wrote for the first destination.
 	if _, err := st.Pool().Exec(ctx, `INSERT INTO delivery_dedupe (destination_id, dedupe_key, delivery_id, expires_at)
@@ -142,7 +142,7 @@ func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if created, collapsed := fanOut(t, st, org.ID, "before", time.Hour, dests...); created != 1 || collapsed != 1 {
+	if created, collapsed := fanOut(t, ds, org.ID, "before", time.Hour, dests...); created != 1 || collapsed != 1 {
 		t.Fatalf("after the upgrade: created %d collapsed %d, want the second destination only", created, collapsed)
 	}
 }

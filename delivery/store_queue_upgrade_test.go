@@ -1,4 +1,4 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
@@ -8,24 +8,22 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
 // storeMigratedThrough is a store on a database of its own, migrated up to and including
-// version, as that release left it, for an upgrade test to fill and then migrate on.
-func storeMigratedThrough(t *testing.T, version string) *storage.Store {
+// version, as that release left it, for an upgrade test to fill and then migrate on, and the
+// hub's store attached to it.
+func storeMigratedThrough(t *testing.T, version string) (*storage.Store, *delivery.Store) {
 	t.Helper()
-	st, err := storage.Open(context.Background(), testenv.EmptyDatabaseURL(t), storage.Config{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st, ds := testenv.OpenStores(t, testenv.EmptyDatabaseURL(t), 4)
 	if err := st.MigrateThrough(context.Background(), version); err != nil {
 		t.Fatal(err)
 	}
-	return st
+	return st, ds
 }
 
 // An upgrade from release 081 with deliveries in every state: migration 082 queues exactly the
@@ -35,12 +33,12 @@ func storeMigratedThrough(t *testing.T, version string) *storage.Store {
 func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := storeMigratedThrough(t, "081_attempts_without_foreign_keys")
+	st, ds := storeMigratedThrough(t, "081_attempts_without_foreign_keys")
 	org, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
+	dst, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
 		URL: "https://receiver.example/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +71,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	queueMirrorsPending(t, st)
+	queueMirrorsPending(t, ds)
 	var retryDue time.Time
 	if err := st.Pool().QueryRow(ctx, `SELECT next_attempt_at FROM delivery_queue WHERE id = 'dlv_retry'`).Scan(&retryDue); err != nil {
 		t.Fatal(err)
@@ -98,21 +96,21 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 		t.Errorf("marking a delivery failed without failed_at: %v, want the check violation", err)
 	}
 
-	claimed, err := st.ClaimDue(ctx, storage.ClaimDueParams{Limit: 10, Lease: time.Minute})
+	claimed, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 10, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(claimed) != 1 || claimed[0].ID != "dlv_first" {
 		t.Fatalf("claimed %+v after the upgrade, want the due first attempt dlv_first only", claimed)
 	}
-	n, err := st.RecoverDeliveries(ctx, org.ID, "", created.Add(-time.Minute), created.Add(time.Minute), 2)
+	n, err := ds.RecoverDeliveries(ctx, org.ID, "", created.Add(-time.Minute), created.Add(time.Minute), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {
 		t.Fatalf("recovered %d deliveries, want the one failed before the upgrade", n)
 	}
-	queueMirrorsPending(t, st)
+	queueMirrorsPending(t, ds)
 	var status string
 	if err := st.Pool().QueryRow(ctx, `SELECT status || ' ' || (failed_at IS NULL)::text FROM deliveries WHERE id = 'dlv_failed'`).Scan(&status); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package storage
+package delivery
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // is simply done again), walking its table in key order from a cursor: ids and outbox keys grow
 // with time, so the oldest rows come first and a pass stops as soon as it meets a row younger
 // than the cutoff. A statement reads at most limit rows, whatever it deletes, so no statement
-// holds locks or a snapshot for long and delivery goes on beside it. package delivery's
-// Retention worker drives them.
+// holds locks or a snapshot for long and delivery goes on beside it. The Retention worker drives
+// them, and the outbox's own pruning (storage.Store.PruneOutbox) beside them.
 
 // PruneBatch is what one retention statement did.
 type PruneBatch struct {
@@ -99,30 +99,6 @@ WITH head AS (
 SELECT (SELECT count(*) FROM gone), (SELECT max(event_id) FROM head),
        (SELECT count(*) FROM head) < $2 OR EXISTS (SELECT 1 FROM head WHERE created_at >= $3)`,
 		after, limit, cutoff)
-}
-
-// PruneOutbox removes outbox rows written before cutoff. The outbox is the record of every
-// event committed; nothing reads it to deliver (deliveries are written in the event's own
-// transaction), so age alone decides. It reads the limit oldest rows in key order, which is
-// commit order: the first row younger than the cutoff ends the pass.
-func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time, limit int) (PruneBatch, error) {
-	var b PruneBatch
-	err := s.async.QueryRow(ctx, `
-WITH head AS (
-    SELECT transaction_id, "offset", created_at FROM watermill_events
-    ORDER BY transaction_id, "offset" LIMIT $1
-), gone AS (
-    DELETE FROM watermill_events e USING head h
-    WHERE e.transaction_id = h.transaction_id AND e."offset" = h."offset" AND h.created_at::timestamptz < $2
-    RETURNING 1
-)
-SELECT (SELECT count(*) FROM gone),
-       (SELECT count(*) FROM head) < $1 OR EXISTS (SELECT 1 FROM head WHERE created_at::timestamptz >= $2)`,
-		limit, cutoff).Scan(&b.Deleted, &b.Done)
-	if err != nil {
-		return b, fmt.Errorf("prune outbox: %w", err)
-	}
-	return b, nil
 }
 
 // retentionMark is what retention removed of orgID: the latest created_at and the greatest id

@@ -1,10 +1,11 @@
-package storage_test
+package delivery_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -17,7 +18,7 @@ import (
 // only once.
 func TestMigrateFansOutWhatTheOldConsumerLeft(t *testing.T) {
 	t.Parallel()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
@@ -32,7 +33,7 @@ func TestMigrateFansOutWhatTheOldConsumerLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dst, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
+	dst, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
 		URL: "https://receiver.example/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestMigrateFansOutWhatTheOldConsumerLeft(t *testing.T) {
 			got = append(got, id)
 		}
 		rows.Close()
-		queueMirrorsPending(t, st) // the caught-up deliveries are in the dispatch queue
+		queueMirrorsPending(t, ds) // the caught-up deliveries are in the dispatch queue
 		want := []string{outreach.DeliveryID(events[2].ID, dst.ID), outreach.DeliveryID(events[3].ID, dst.ID)}
 		if len(got) != 2 || got[0] != min(want[0], want[1]) || got[1] != max(want[0], want[1]) {
 			t.Fatalf("start %d: deliveries %v, want those of the two unread events %v", pass+1, got, want)
