@@ -62,7 +62,7 @@ func (p *Provider) portError(ctx context.Context, accountID string, o op, err er
 		return &outreach.LinkedInError{Kind: missing(o), Err: err}
 	case ClassBadAPIKey:
 		return &outreach.LinkedInError{Kind: outreach.ErrProviderUnavailable,
-			Err: fmt.Errorf("Unipile refused UNIPILE_API_KEY: %w", err)}
+			Err: fmt.Errorf("unipile refused UNIPILE_API_KEY: %w", err)}
 	case ClassTransient:
 		if MaybePerformed(err) {
 			err = fmt.Errorf("%w: %w", outreach.ErrOutcomeUnknown, err)

@@ -125,11 +125,11 @@ func (s *Seats) CheckAccount(ctx context.Context, accountID string) error {
 	a, err := s.c.GetAccount(ctx, accountID)
 	switch {
 	case ClassOf(err) == ClassNotFound:
-		return fmt.Errorf("Unipile account %q: %w", accountID, outreach.ErrUnknownAccount)
+		return fmt.Errorf("unipile account %q: %w", accountID, outreach.ErrUnknownAccount)
 	case err != nil:
 		return providerError("read account "+accountID, err)
 	case a.Type != "" && a.Type != "LINKEDIN":
-		return fmt.Errorf("Unipile account %q is a %s account, not LinkedIn: %w", accountID, a.Type, outreach.ErrUnknownAccount)
+		return fmt.Errorf("unipile account %q is a %s account, not LinkedIn: %w", accountID, a.Type, outreach.ErrUnknownAccount)
 	}
 	return nil
 }
