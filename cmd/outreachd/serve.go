@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"outreachd/adapters/linkedin"
+	"outreachd/adapters/unipile"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
@@ -47,6 +48,8 @@ type app struct {
 	hub *delivery.Hub
 	// deliveries is the delivery hub's store, attached to store.
 	deliveries *delivery.Store
+	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
+	seatLinks *unipile.Seats
 	// seatEnricher, set by the wiring of a real LinkedIn provider, looks pushed leads up through
 	// the organization's seats; nil: the enrichment simulator (wireEnrichment).
 	seatEnricher engine.LeadEnricher
@@ -59,6 +62,9 @@ func runServe(ctx context.Context, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if demo && cfg.LinkedInProvider != "simulator" {
+		return fmt.Errorf("--demo runs on the LinkedIn simulator; unset LINKEDIN_PROVIDER")
 	}
 	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	if applyGCDefaults(os.Getenv) {
