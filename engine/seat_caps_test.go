@@ -13,9 +13,9 @@ import (
 // A seat keeps a random pace between two actions and stays under its caps, whatever campaigns
 // and instances act from it.
 
-func (w *world) seatCaps() engine.SeatCaps {
+func (w *world) seatCaps() engine.SeatRow {
 	w.t.Helper()
-	caps, err := engine.SeatUsage(w.ctx, w.st.Pool(), w.org, w.clock.Now())
+	caps, err := engine.SeatRows(w.ctx, w.st.Pool(), w.org, w.clock.Now())
 	if err != nil || len(caps) != 1 {
 		w.t.Fatalf("seat usage: %v (%d seats)", err, len(caps))
 	}

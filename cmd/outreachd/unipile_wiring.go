@@ -104,7 +104,8 @@ func (a *app) wireUnipile(ctx context.Context) (*unipile.Provider, error) {
 	return prov, nil
 }
 
-// wireUnipileEngine runs the outreach engine on Unipile and the wall clock.
+// wireUnipileEngine runs the outreach engine on Unipile and the wall clock, its seats spaced by
+// LINKEDIN_ACTION_SPACING; pushed leads are looked up through the organization's seats.
 func (a *app) wireUnipileEngine(ctx context.Context) error {
 	prov, err := a.wireUnipile(ctx)
 	if err != nil {
@@ -115,10 +116,11 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 		return err
 	}
 	eng, err := engine.New(a.store, prov, d, outreach.SystemClock{}, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName})
+		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, ActionSpacing: a.cfg.LinkedInActionSpacing})
 	if err != nil {
 		return err
 	}
+	a.seatEnricher = eng
 	a.apiDeps.Drafts = eng
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
 	return nil
