@@ -4,7 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"outreachd/engine"
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
 // A step's action whose answer was lost, or whose process died between the call and recording
@@ -198,4 +200,67 @@ func TestWithdrawAndReplyNeverTwice(t *testing.T) {
 			t.Fatalf("%d drafts sent", c)
 		}
 	})
+}
+
+// TestOwnMessageWhoseAnswerWasLost: a provider reports the seat's own messages back; a reply
+// whose answer was lost, reported before the engine checked it, is recognised as the engine's
+// own (by the action recorded before the call), not as one written by hand, so the person's
+// automatic steps go on and the reply is recorded once.
+func TestOwnMessageWhoseAnswerWasLost(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, monday, worldOpt{})
+	li := w.useFaulty(engine.Config{SeatMessageGrace: -1})
+	_, pid := w.connected("own-words")
+	w.pass()
+	li.inject("SendMessage", loseAnswer)
+	w.reply("own-words", "Sounds interesting, tell me more.")
+	sent := w.simMessages("own-words")
+	if len(sent) != 2 {
+		t.Fatalf("the seat sent %q", sent)
+	}
+	inbox, err := engine.NewProviderInbox(w.st, "unipile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chat string
+	if err := w.st.Pool().QueryRow(w.ctx, `SELECT provider_chat_id FROM chats WHERE prospect_id = $1`, pid).Scan(&chat); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inbox.RecordReports(w.ctx, []outreach.LinkedInReport{{Kind: outreach.ReportSeatMessaged,
+		AccountID: w.acc.ProviderAccountID, ProfileKey: key("own-words"), ChatID: chat, MessageID: "seat-1",
+		Text: sent[1], At: w.clock.Now(), DedupeKey: "message:own-words:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.passes(2)
+	if n := w.count(`SELECT count(*) FROM chats WHERE prospect_id = $1 AND replies_stopped_at IS NOT NULL`, pid); n != 0 {
+		t.Fatal("the engine's own reply was taken for one written by hand: the person's replies were stopped")
+	}
+	if n := w.count(`SELECT count(*) FROM reply_drafts WHERE prospect_id = $1 AND status = 'sent'`, pid); n != 1 {
+		t.Fatalf("%d replies recorded sent, want 1", n)
+	}
+	if n := w.count(`SELECT count(*) FROM messages WHERE prospect_id = $1 AND from_me`, pid); n != 2 {
+		t.Fatalf("%d messages of the seat recorded, want 2", n)
+	}
+}
+
+// TestReplyLostThenStopped: a reply whose answer was lost is checked with the provider even when
+// the person was stopped meanwhile: it went out, so it is recorded as sent, not dismissed.
+func TestReplyLostThenStopped(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, monday, worldOpt{})
+	li := w.useFaulty(engineCfg(""))
+	_, pid := w.connected("stop-after")
+	w.pass()
+	li.inject("SendMessage", loseAnswer)
+	w.reply("stop-after", "Sounds interesting, tell me more.")
+	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stop-after")}}, w.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	w.passes(2)
+	if got := w.simMessages("stop-after"); len(got) != 2 {
+		t.Fatalf("the seat sent %q", got)
+	}
+	if n := w.count(`SELECT count(*) FROM reply_drafts WHERE prospect_id = $1 AND status = 'sent'`, pid); n != 1 {
+		t.Fatalf("%d replies recorded sent, want the one that went out", n)
+	}
 }

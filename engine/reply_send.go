@@ -49,12 +49,19 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 		if err != nil {
 			return err
 		}
-		p, out, err := e.draftPerson(ctx, tx, d, now)
+		act := action{OrgID: d.OrgID, ProspectID: d.ProspectID, DraftID: &d.ID, Kind: actReply, TextHash: textHash(d.Text)}
+		// A reply left open (its answer lost, its instance dead) may have gone out: it is checked
+		// before anything else, whatever happened to the person since.
+		prev, open, err := findAction(ctx, tx, act)
+		if err != nil {
+			return err
+		}
+		open = open && (prev.State == actStarted || prev.State == actUnknown)
+		p, out, err := e.draftPerson(ctx, tx, d, now, open)
 		if err != nil || out {
 			return err
 		}
-		in = &intent{act: action{OrgID: d.OrgID, ProspectID: d.ProspectID, DraftID: &d.ID, Kind: actReply,
-			TextHash: textHash(d.Text)}, text: d.Text, target: d.ProviderChatID, chatID: d.ProviderChatID,
+		in = &intent{act: act, text: d.Text, target: d.ProviderChatID, chatID: d.ProviderChatID,
 			resync: d.ProspectID != nil, ref: outreach.ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}}
 		r, err := e.begin(ctx, tx, g, in, false, now)
 		switch {
@@ -113,14 +120,18 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 
 // draftPerson locks a draft's person and re-checks them right before sending: a stopped chat, a
 // lost or opted-out person dismisses the draft, one on the do-not-contact list is opted out too.
-// out is true when the draft is not to be sent.
-func (e *Engine) draftPerson(ctx context.Context, tx *storage.Tx, d draftToSend, now time.Time) (engineProspect, bool, error) {
+// out is true when the draft is not to be sent. A reply left open is not re-checked: it may
+// have gone out, and is checked with the provider first.
+func (e *Engine) draftPerson(ctx context.Context, tx *storage.Tx, d draftToSend, now time.Time, open bool) (engineProspect, bool, error) {
 	var p engineProspect
 	if d.ProspectID != nil {
 		var err error
 		if p, err = lockEngineProspect(ctx, tx, *d.ProspectID); err != nil {
 			return p, true, err
 		}
+	}
+	if open {
+		return p, false, nil
 	}
 	if d.RepliesStopped || (d.ProspectID != nil && (p.LostAt != nil || p.Status == outreach.ProspectOptedOut)) {
 		return p, true, setDraftStatus(ctx, tx, d.ID, "dismissed", now)
