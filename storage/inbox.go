@@ -87,6 +87,16 @@ type PersonRef struct {
 	Value    string // how a block-list entry shows the person (profile URL or member id)
 }
 
+// NewPersonRef names the person of a normalized profile (outreach.NormalizeProfile), the one way
+// the API and the application turn what a person typed or clicked into a PersonRef.
+func NewPersonRef(p outreach.Profile) PersonRef {
+	value := p.URL
+	if value == "" {
+		value = p.MemberID
+	}
+	return PersonRef{Key: p.Key, MemberID: p.MemberID, Value: value}
+}
+
 // StopResult is what POST /inbox/stop did for one person.
 type StopResult struct {
 	Found                bool
@@ -166,11 +176,13 @@ func stopReplies(ctx context.Context, tx *Tx, orgID string, m personMatch, now t
 
 // StopPeople applies POST /inbox/stop to every ref in one transaction: replies
 // stop in the person's chats, open follow-ups close, and each running sequence pauses with its
-// position kept (next_step_at moves to paused_next_step_at; current_step and membership stay),
-// so undoing in the application resumes exactly where it stopped. Pending drafts are left as
-// they are: the engine sends nothing in a chat whose replies are stopped, and an undo finds
+// position kept (next_step_at moves to paused_next_step_at beside paused_at, so the time that was
+// left until the next step is kept too; current_step and membership stay), so ResumePeople
+// continues exactly where it stopped. A person it finds is listed as stopped (person_stops, with
+// actor as who stopped them) unless they are on the do-not-contact list. Pending drafts are left
+// as they are: the engine sends nothing in a chat whose replies are stopped, and a resume finds
 // them again. Repeating a stop changes nothing and reports zero new closures.
-func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, now time.Time) ([]StopResult, error) {
+func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, actor string, now time.Time) ([]StopResult, error) {
 	out := make([]StopResult, len(refs))
 	err := s.InTx(ctx, func(tx *Tx) error {
 		for i, ref := range refs {
@@ -182,6 +194,14 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 			r := StopResult{Found: found, MatchedConversations: len(m.chats), RepliesStopped: found}
 			if r.FollowupsClosed, err = stopReplies(ctx, tx, orgID, m, now); err != nil {
 				return err
+			}
+			if found {
+				if _, err := tx.Exec(ctx, `INSERT INTO person_stops (org_id, key, member_id, value, stopped_at, stopped_by)
+					SELECT $1, $2, $3, $4, $5, nullif($6, '')
+					WHERE NOT EXISTS (SELECT 1 FROM blacklist WHERE org_id = $1 AND type = 'account' AND key = $2)
+					ON CONFLICT (org_id, key) DO NOTHING`, orgID, ref.Key, ref.MemberID, ref.Value, now, actor); err != nil {
+					return fmt.Errorf("record the stop: %w", err)
+				}
 			}
 			if err := tx.QueryRow(ctx, `WITH paused AS (
 				UPDATE prospects SET paused_at = $3, paused_next_step_at = next_step_at, next_step_at = NULL, updated_at = $3
@@ -202,19 +222,25 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 }
 
 // BlockPeople applies POST /inbox/block to every ref in one transaction:
-// each person becomes an account entry of the do-not-contact list with reason
-// (an existing entry is kept as it is), replies stop, follow-ups close, pending drafts are
-// dismissed, open needs-human items are resolved, and every prospect row of theirs whose
-// sequence is still running is ended with status opted_out. The rows stay, so history and
-// analytics keep them; the block-list entry keeps them out of every campaign from then on.
-func (s *Store) BlockPeople(ctx context.Context, orgID string, refs []PersonRef, reason *string, now time.Time) ([]BlockResult, error) {
+// each person becomes an account entry of the do-not-contact list with reason, marked blocked
+// by actor (an existing entry keeps its value and reason and is marked blocked), replies stop,
+// follow-ups close, pending drafts are dismissed, open needs-human items are resolved, every
+// prospect row of theirs whose sequence is still running is ended with status opted_out, and a
+// stop of theirs is no longer listed (the block ended what it paused). The rows stay, so history
+// and analytics keep them; the block-list entry keeps them out of every campaign from then on.
+func (s *Store) BlockPeople(ctx context.Context, orgID string, refs []PersonRef, reason *string, actor string, now time.Time) ([]BlockResult, error) {
 	out := make([]BlockResult, len(refs))
 	err := s.InTx(ctx, func(tx *Tx) error {
 		for i, ref := range refs {
-			if _, err := tx.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, created_at)
-				VALUES ($1, 'account', $2, $3, $4, $5) ON CONFLICT (org_id, type, key) DO NOTHING`,
-				orgID, ref.Key, ref.Value, reason, now); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, created_at, added_by, blocked_at)
+				VALUES ($1, 'account', $2, $3, $4, $5, nullif($6, ''), $5) ON CONFLICT (org_id, type, key)
+				DO UPDATE SET blocked_at = coalesce(blacklist.blocked_at, excluded.blocked_at),
+					added_by = coalesce(blacklist.added_by, excluded.added_by)`,
+				orgID, ref.Key, ref.Value, reason, now, actor); err != nil {
 				return fmt.Errorf("block-list entry: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM person_stops WHERE org_id = $1 AND key = $2`, orgID, ref.Key); err != nil {
+				return fmt.Errorf("end the stop: %w", err)
 			}
 			m, err := matchPerson(ctx, tx, orgID, ref)
 			if err != nil {
