@@ -19,13 +19,8 @@ type InboxReader interface {
 }
 
 const (
-	inboxAccounts = 5 // the first five connected accounts
-	// inboxCampaignScan is how many recent chats per account scope=campaign reads before it
-	// keeps only campaign people, so that strangers at the top of an inbox do not crowd them out.
-	inboxCampaignScan = 500
 	inboxReadTimeout  = 20 * time.Second
 	maxStopBlockItems = 200
-	maxBlockReason    = 500
 )
 
 type inboxMessageJSON struct {
@@ -67,14 +62,14 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	orgID := PrincipalFrom(r.Context()).OrgID
-	accounts, err := s.store.InboxAccounts(r.Context(), orgID, inboxAccounts)
+	accounts, err := s.store.InboxAccounts(r.Context(), orgID, outreach.InboxSeats)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	perAccount := limit
 	if scope == "campaign" {
-		perAccount = inboxCampaignScan
+		perAccount = outreach.InboxCampaignScan
 	}
 	chats, failed, err := s.readInboxes(r.Context(), accounts, perAccount)
 	if err != nil {
@@ -83,12 +78,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 			"LinkedIn did not answer for account "+failed+"; retry later")
 		return
 	}
-	refs := make([]storage.ChatRef, len(chats))
-	for i, c := range chats {
-		refs[i] = storage.ChatRef{ProfileKey: c.Chat.ProfileKey, ProviderID: c.Chat.AttendeeProviderID,
-			AccountID: c.AccountID, ProviderChatID: c.Chat.ID}
-	}
-	people, err := s.store.InboxPeople(r.Context(), orgID, refs)
+	people, err := s.store.InboxPeople(r.Context(), orgID, chats)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -261,10 +251,11 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if b.Reason != nil && utf8.RuneCountInString(*b.Reason) > maxBlockReason {
-		s.fail(w, r, invalid("reason must be at most %d characters, got %d",
-			maxBlockReason, utf8.RuneCountInString(*b.Reason)))
-		return
+	if b.Reason != nil {
+		if err := outreach.CheckBlockReason(*b.Reason); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 	}
 	ts, err := parseTargets(b.targetsBody)
 	if err != nil {

@@ -4,11 +4,31 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"unicode/utf8"
 )
 
 // The inbox: the live conversations of an organization's seats, read from the LinkedIn provider
 // at call time and merged in one order, whoever shows them (GET /inbox, the application's
 // Inbox), and a reply a person writes there.
+
+const (
+	// InboxSeats is how many of an organization's connected seats an inbox reads: the first five.
+	InboxSeats = 5
+	// InboxCampaignScan is how many recent chats per seat an inbox of campaign people reads
+	// before it keeps only campaign people, so that strangers at the top of an inbox do not
+	// crowd them out.
+	InboxCampaignScan = 500
+	// MaxBlockReason is the longest reason a block takes, in characters.
+	MaxBlockReason = 500
+)
+
+// CheckBlockReason refuses a block reason longer than MaxBlockReason.
+func CheckBlockReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > MaxBlockReason {
+		return Invalidf("reason must be at most %d characters, got %d", MaxBlockReason, n)
+	}
+	return nil
+}
 
 // InboxChat is one conversation of an organization's inbox: a chat and the seat it is on.
 type InboxChat struct {

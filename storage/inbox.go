@@ -33,26 +33,18 @@ func (s *Store) InboxAccounts(ctx context.Context, orgID string, n int) ([]Inbox
 	return out, nil
 }
 
-// ChatRef identifies the person of one live chat: the lead key the provider knows for them,
-// their provider member id, and the chat itself (our account id, provider chat id).
-type ChatRef struct {
-	ProfileKey     string
-	ProviderID     string
-	AccountID      string
-	ProviderChatID string
-}
-
-// InboxPeople finds, for each chat, the organization's prospect it is with: by lead key, by
-// member id key ("id:"+provider id), or through the chats table the engine keeps. The result
-// has one entry per ref; nil means a stranger (never in any of the organization's campaigns).
-// When one person is in several campaigns the newest prospect wins.
-func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) ([]*outreach.Person, error) {
-	keys := make([]string, len(refs))
-	provs := make([]string, len(refs))
-	accs := make([]string, len(refs))
-	chats := make([]string, len(refs))
-	for i, r := range refs {
-		keys[i], provs[i], accs[i], chats[i] = r.ProfileKey, r.ProviderID, r.AccountID, r.ProviderChatID
+// InboxPeople finds, for each live chat, the organization's prospect it is with: by the lead key
+// the provider knows (Chat.ProfileKey), by member id key ("id:"+Chat.AttendeeProviderID), or
+// through the chats table the engine keeps (the seat and the chat id). The result has one entry
+// per chat; nil means a stranger (never in any of the organization's campaigns). When one person
+// is in several campaigns the newest prospect wins.
+func (s *Store) InboxPeople(ctx context.Context, orgID string, chats []outreach.InboxChat) ([]*outreach.Person, error) {
+	keys := make([]string, len(chats))
+	provs := make([]string, len(chats))
+	accs := make([]string, len(chats))
+	ids := make([]string, len(chats))
+	for i, c := range chats {
+		keys[i], provs[i], accs[i], ids[i] = c.Chat.ProfileKey, c.Chat.AttendeeProviderID, c.AccountID, c.Chat.ID
 	}
 	rows, err := s.pool.Query(ctx, `SELECT r.i, `+personSelect+`
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r(key, prov, acc, chat, i)
@@ -62,11 +54,11 @@ func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) (
 			WHERE pp.org_id = $1
 			  AND (pp.lead_key IN (nullif(r.key, ''), 'id:' || nullif(r.prov, ''), c.lead_key) OR pp.id = c.prospect_id)
 			ORDER BY pp.created_at DESC, pp.id DESC LIMIT 1) p`,
-		orgID, keys, provs, accs, chats)
+		orgID, keys, provs, accs, ids)
 	if err != nil {
 		return nil, fmt.Errorf("inbox people: %w", err)
 	}
-	out := make([]*outreach.Person, len(refs))
+	out := make([]*outreach.Person, len(chats))
 	var i int
 	var p outreach.Person
 	_, err = pgx.ForEachRow(rows, append([]any{&i}, personDest(&p)...), func() error {
