@@ -62,7 +62,7 @@ func (a *App) funcs() template.FuncMap {
 			}
 			return *s
 		},
-		"join": strings.Join,
+		"join":      strings.Join,
 		"kindLabel": kindLabel,
 		// actor says who did something, from a recorded actor ("user:<id>", "key:<id>") and the
 		// organization's people (id -> email).
