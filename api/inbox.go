@@ -190,6 +190,21 @@ func validTargets(ts []target) ([]storage.PersonRef, []int) {
 	return refs, idx
 }
 
+// itemsOf builds the answer of a batch of people, one item per entry in request order: bad for an
+// entry that names nobody, good with the storage result of one that does (idx maps entries to
+// results, validTargets).
+func itemsOf[R, J any](ts []target, idx []int, res []R, bad func(target) J, good func(target, R) J) []J {
+	out := make([]J, len(ts))
+	for i, t := range ts {
+		if idx[i] < 0 {
+			out[i] = bad(t)
+			continue
+		}
+		out[i] = good(t, res[idx[i]])
+	}
+	return out
+}
+
 type stopItemJSON struct {
 	Input                string `json:"input"`
 	MatchedConversations int    `json:"matched_conversations"`
@@ -214,21 +229,17 @@ func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	data := make([]stopItemJSON, len(ts))
 	applied := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
-			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
-			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
+	data := itemsOf(ts, idx, res, func(t target) stopItemJSON {
+		return stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
+	}, func(t target, x storage.StopResult) stopItemJSON {
 		if x.Found {
 			applied++
 		}
-	}
+		return stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
+			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
+			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "applied": applied})
 }
 
@@ -270,18 +281,14 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	data := make([]blockItemJSON, len(ts))
 	blocked := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = blockItemJSON{Input: t.input, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
-			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
+	data := itemsOf(ts, idx, res, func(t target) blockItemJSON {
+		return blockItemJSON{Input: t.input, Error: t.err}
+	}, func(t target, x storage.BlockResult) blockItemJSON {
 		blocked++
-	}
+		return blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
+			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "blocked": blocked})
 }
 

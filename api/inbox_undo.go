@@ -136,20 +136,16 @@ func (s *Server) postInboxResume(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	data := make([]resumeItemJSON, len(ts))
 	n := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = resumeItemJSON{Input: t.input, NotFound: true, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = resumeItemJSON{Input: t.input, Resumed: x.Found, SequencesResumed: x.SequencesResumed,
-			RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
+	data := itemsOf(ts, idx, res, func(t target) resumeItemJSON {
+		return resumeItemJSON{Input: t.input, NotFound: true, Error: t.err}
+	}, func(t target, x storage.ResumeResult) resumeItemJSON {
 		if x.Found {
 			n++
 		}
-	}
+		return resumeItemJSON{Input: t.input, Resumed: x.Found, SequencesResumed: x.SequencesResumed,
+			RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
+	})
 	s.log.Info("inbox: people resumed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "resumed", n)
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "resumed": n})
 }
@@ -176,19 +172,15 @@ func (s *Server) postInboxUnblock(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	data := make([]unblockItemJSON, len(ts))
 	n := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = unblockItemJSON{Input: t.input, NotFound: true, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = unblockItemJSON{Input: t.input, Unblocked: x.Found, RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
+	data := itemsOf(ts, idx, res, func(t target) unblockItemJSON {
+		return unblockItemJSON{Input: t.input, NotFound: true, Error: t.err}
+	}, func(t target, x storage.UnblockResult) unblockItemJSON {
 		if x.Found {
 			n++
 		}
-	}
+		return unblockItemJSON{Input: t.input, Unblocked: x.Found, RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
+	})
 	s.log.Info("inbox: people unblocked", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "unblocked", n)
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "unblocked": n})
 }

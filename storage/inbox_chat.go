@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -32,17 +33,10 @@ func (c InboxChat) PersonRef() PersonRef {
 	if r.MemberID == "" {
 		r.MemberID = c.AttendeeProviderID
 	}
-	if h, ok := cutHandle(c.Key); ok {
+	if h, ok := strings.CutPrefix(c.Key, "in:"); ok {
 		r.Value = "https://www.linkedin.com/in/" + h
 	}
 	return r
-}
-
-func cutHandle(key string) (string, bool) {
-	if len(key) > 3 && key[:3] == "in:" {
-		return key[3:], true
-	}
-	return "", false
 }
 
 // GetInboxChat reads chat id of orgID; another organization's or an unknown chat is

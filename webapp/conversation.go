@@ -123,22 +123,23 @@ func (a *App) sendReply(w http.ResponseWriter, r *http.Request, u User) {
 	http.Redirect(w, r, "/app/inbox/"+c.ID+"?sent="+out.Status, http.StatusSeeOther)
 }
 
-// personOf is the chat's person as stop and block name people; false (answered) when the chat
-// names nobody the service could stop.
-func (a *App) personOf(w http.ResponseWriter, r *http.Request, c storage.InboxChat) (storage.PersonRef, bool) {
+// personOf is the organization's conversation of the URL and its person as stop and block name
+// people; false (answered) when there is no such conversation or it names nobody the service
+// could stop.
+func (a *App) personOf(w http.ResponseWriter, r *http.Request, u User) (storage.InboxChat, storage.PersonRef, bool) {
+	c, ok := a.chatOf(w, r, u)
+	if !ok {
+		return c, storage.PersonRef{}, false
+	}
 	if c.Key == "" {
 		a.fail(w, r, outreach.Invalidf("this conversation's person has no LinkedIn profile or member id the service knows; nothing can be stopped or blocked"))
-		return storage.PersonRef{}, false
+		return c, storage.PersonRef{}, false
 	}
-	return c.PersonRef(), true
+	return c, c.PersonRef(), true
 }
 
 func (a *App) stopFromInbox(w http.ResponseWriter, r *http.Request, u User) {
-	c, ok := a.chatOf(w, r, u)
-	if !ok {
-		return
-	}
-	ref, ok := a.personOf(w, r, c)
+	c, ref, ok := a.personOf(w, r, u)
 	if !ok {
 		return
 	}
@@ -159,11 +160,7 @@ type blockData struct {
 // blockFromInbox asks for an optional reason and says what a block does first; with confirm=yes
 // it blocks.
 func (a *App) blockFromInbox(w http.ResponseWriter, r *http.Request, u User) {
-	c, ok := a.chatOf(w, r, u)
-	if !ok {
-		return
-	}
-	ref, ok := a.personOf(w, r, c)
+	c, ref, ok := a.personOf(w, r, u)
 	if !ok {
 		return
 	}
