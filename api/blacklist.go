@@ -40,7 +40,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rejected := []blacklistRejectedJSON{}
-	by := nonEmpty(actorOf(r))
+	by, now := nonEmpty(actorOf(r)), s.domainNow()
 	var fresh []storage.BlacklistEntry
 	seen := map[outreach.BlacklistKey]bool{}
 	repeats := 0
@@ -62,7 +62,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 				continue
 			} else {
 				seen[k] = true
-				fresh = append(fresh, storage.BlacklistEntry{Type: k.Type, Key: k.Key, Value: value, AddedBy: by})
+				fresh = append(fresh, storage.BlacklistEntry{Type: k.Type, Key: k.Key, Value: value, AddedBy: by, CreatedAt: now})
 				continue
 			}
 		}

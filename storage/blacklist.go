@@ -27,20 +27,27 @@ type BlacklistEntry struct {
 
 // AddBlacklist stores entries that are not on the organization's list yet, in one statement,
 // and returns how many were new. An entry already present (same type and key) is left as it
-// was: re-sending is a no-op. Entries must be distinct by type and key.
+// was: re-sending is a no-op. Entries must be distinct by type and key. An entry's CreatedAt is
+// when it was added on the engine's clock, as stops and blocks are stamped (zero: the
+// database's clock).
 func (s *Store) AddBlacklist(ctx context.Context, orgID string, entries []BlacklistEntry) (int, error) {
 	if len(entries) == 0 {
 		return 0, nil
 	}
 	n := len(entries)
 	types, keys, values, reasons, by := make([]string, n), make([]string, n), make([]string, n), make([]*string, n), make([]*string, n)
+	ats := make([]*time.Time, n)
 	for i, e := range entries {
 		types[i], keys[i], values[i], reasons[i], by[i] = e.Type, e.Key, e.Value, e.Reason, e.AddedBy
+		if !e.CreatedAt.IsZero() {
+			ats[i] = &entries[i].CreatedAt
+		}
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, added_by)
-		SELECT $1, u.type, u.key, u.value, u.reason, u.by
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS u(type, key, value, reason, by)
-		ON CONFLICT (org_id, type, key) DO NOTHING`, orgID, types, keys, values, reasons, by)
+	tag, err := s.pool.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, added_by, created_at)
+		SELECT $1, u.type, u.key, u.value, u.reason, u.by, coalesce(u.at, now())
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+			AS u(type, key, value, reason, by, at)
+		ON CONFLICT (org_id, type, key) DO NOTHING`, orgID, types, keys, values, reasons, by, ats)
 	if err != nil {
 		return 0, fmt.Errorf("add blacklist entries: %w", err)
 	}

@@ -141,7 +141,8 @@ func (a *App) addDoNotContact(w http.ResponseWriter, r *http.Request, u User) {
 		return
 	}
 	by := "user:" + u.ID
-	added, err := a.store.AddBlacklist(r.Context(), u.OrgID, []storage.BlacklistEntry{{Type: k.Type, Key: k.Key, Value: value, AddedBy: &by}})
+	added, err := a.store.AddBlacklist(r.Context(), u.OrgID, []storage.BlacklistEntry{{Type: k.Type, Key: k.Key, Value: value,
+		AddedBy: &by, CreatedAt: a.domainNow()}})
 	if err != nil {
 		a.fail(w, r, err)
 		return
