@@ -33,8 +33,8 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 	if r, ok := a.apiDeps.Inbox.(webapp.InboxReader); ok {
 		deps.Inbox = r
 	}
-	if r, ok := a.apiDeps.Drafts.(webapp.Replies); ok {
-		deps.Replies = r
+	if a.apiDeps.Replies != nil {
+		deps.Replies = a.apiDeps.Replies
 	}
 	if a.clock != nil {
 		deps.ClockSpeed = a.clock.Speed()
