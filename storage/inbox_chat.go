@@ -68,7 +68,13 @@ func (s *Store) GetInboxChat(ctx context.Context, orgID, id string) (InboxChat, 
 
 // OrgLinkedInAccounts lists the organization's seats, oldest first, whatever their status.
 func (s *Store) OrgLinkedInAccounts(ctx context.Context, orgID string) ([]LinkedInAccount, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+LinkedInAccountColumns+` FROM linkedin_accounts
+	return OrgLinkedInAccounts(ctx, s.pool, orgID)
+}
+
+// OrgLinkedInAccounts lists an organization's seats through q (a pool or a transaction), oldest
+// first, whatever their status.
+func OrgLinkedInAccounts(ctx context.Context, q Querier, orgID string) ([]LinkedInAccount, error) {
+	rows, err := q.Query(ctx, `SELECT `+LinkedInAccountColumns+` FROM linkedin_accounts
 		WHERE org_id = $1 ORDER BY created_at, id`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("seats: %w", err)

@@ -212,7 +212,10 @@ func TestBlockThenUnblock(t *testing.T) {
 func TestUpgradeListsPeopleStoppedAndBlocked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st := storeMigratedThrough(t, "085_delivery_dedupe_per_payload")
+	st, _ := testenv.OpenStores(t, testenv.EmptyDatabaseURL(t), 4)
+	if err := st.MigrateThrough(ctx, "085_delivery_dedupe_per_payload"); err != nil {
+		t.Fatal(err)
+	}
 	o, err := st.CreateOrg(ctx, "o", nil)
 	if err != nil {
 		t.Fatal(err)

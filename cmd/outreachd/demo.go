@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -44,13 +45,13 @@ func (a *app) setUpDemo(ctx context.Context, out io.Writer) error {
 	return a.setUpEngineDemo(ctx, orgID, out)
 }
 
-// emptyForFreshDemo empties the demo database (storage.EmptyForFreshDemo) and returns a new store
-// on it: the old one's connections hold statements prepared on the tables dropped.
-func emptyForFreshDemo(ctx context.Context, cfg Config, st *storage.Store, log *slog.Logger) (*storage.Store, error) {
+// emptyForFreshDemo empties the demo database (storage.EmptyForFreshDemo) and returns new stores
+// on it: the old ones' connections hold statements prepared on the tables dropped.
+func emptyForFreshDemo(ctx context.Context, cfg Config, st *storage.Store, log *slog.Logger) (*storage.Store, *delivery.Store, error) {
 	err := st.EmptyForFreshDemo(ctx, demoOrgName)
 	st.Close()
 	if err != nil {
-		return nil, fmt.Errorf("--fresh: %w", err)
+		return nil, nil, fmt.Errorf("--fresh: %w", err)
 	}
 	log.Info("fresh demo: the database was emptied; the demo starts over at the wall clock")
 	return openStore(ctx, cfg)
