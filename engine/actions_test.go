@@ -253,7 +253,7 @@ func TestReplyLostThenStopped(t *testing.T) {
 	w.pass()
 	li.inject("SendMessage", loseAnswer)
 	w.reply("stop-after", "Sounds interesting, tell me more.")
-	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stop-after")}}, w.clock.Now()); err != nil {
+	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stop-after")}}, "", w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w.passes(2)

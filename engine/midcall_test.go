@@ -21,11 +21,11 @@ func TestStopDuringTheCall(t *testing.T) {
 		paused bool
 	}{
 		{"stop", func(w *world, ref storage.PersonRef) error {
-			_, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{ref}, w.clock.Now())
+			_, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{ref}, "", w.clock.Now())
 			return err
 		}, outreach.ProspectMessaged, true},
 		{"block", func(w *world, ref storage.PersonRef) error {
-			_, err := w.st.BlockPeople(w.ctx, w.org, []storage.PersonRef{ref}, nil, w.clock.Now())
+			_, err := w.st.BlockPeople(w.ctx, w.org, []storage.PersonRef{ref}, nil, "", w.clock.Now())
 			return err
 		}, outreach.ProspectOptedOut, false},
 	} {
@@ -55,8 +55,8 @@ func TestStopDuringTheCall(t *testing.T) {
 			if p.Status != tc.status || p.NextStepAt != nil || p.CurrentStep != 2 {
 				t.Fatalf("prospect %s next %v step %d; want %s, nothing due, step 2", p.Status, p.NextStepAt, p.CurrentStep, tc.status)
 			}
-			if want := w.clock.Now().Add(48 * time.Hour); tc.paused && (p.PausedNextStepAt == nil || !p.PausedNextStepAt.Equal(want)) {
-				t.Fatalf("paused next step %v, want %s kept for an undo", p.PausedNextStepAt, want)
+			if tc.paused && (p.PausedAt == nil || p.PausedNextStepAt == nil || p.PausedNextStepAt.Sub(*p.PausedAt) != 48*time.Hour) {
+				t.Fatalf("paused at %v, next step %v: want the next step's two days kept for the resume", p.PausedAt, p.PausedNextStepAt)
 			}
 			if n := w.count(`SELECT count(*) FROM followups WHERE prospect_id = $1 AND closed_at IS NULL`, pid); n != 0 {
 				t.Fatalf("%d follow-ups open", n)
@@ -133,7 +133,7 @@ func TestOpenActionOfStoppedPerson(t *testing.T) {
 			pid := w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), "stopped-meanwhile")[0]
 			li.inject("SendInvite", tc.fault)
 			w.run(tc.fault)
-			if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stopped-meanwhile")}}, w.clock.Now()); err != nil {
+			if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("stopped-meanwhile")}}, "", w.clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 			w.restart()
@@ -148,8 +148,8 @@ func TestOpenActionOfStoppedPerson(t *testing.T) {
 			if p.NextStepAt != nil || p.PausedAt == nil {
 				t.Fatalf("the stopped person is due again: next %v paused %v", p.NextStepAt, p.PausedAt)
 			}
-			if tc.invited && (p.PausedNextStepAt == nil || !p.PausedNextStepAt.Equal(monday.Add(21*24*time.Hour))) {
-				t.Fatalf("the withdrawal's time kept for an undo: %v", p.PausedNextStepAt)
+			if tc.invited && (p.PausedNextStepAt == nil || p.PausedNextStepAt.Sub(*p.PausedAt) != 21*24*time.Hour) {
+				t.Fatalf("the wait until the withdrawal kept for the resume: %v - %v", p.PausedNextStepAt, p.PausedAt)
 			}
 			if n := w.count(`SELECT count(*) FROM linkedin_actions WHERE prospect_id = $1 AND state IN ('started', 'unknown')`, pid); n != 0 {
 				t.Fatalf("%d actions still open", n)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -37,17 +35,13 @@ type SeatRow struct {
 // SeatRows lists an organization's seats, oldest first, with their caps and use at now (engine
 // time; EngineNow for a process that runs no engine).
 func SeatRows(ctx context.Context, q storage.Querier, orgID string, now time.Time) ([]SeatRow, error) {
-	rows, err := q.Query(ctx, `SELECT id FROM linkedin_accounts WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+	accs, err := storage.OrgLinkedInAccounts(ctx, q, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list seats: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("list seats: %w", err)
-	}
-	out := make([]SeatRow, len(ids))
-	for i, id := range ids {
-		g, err := readSeatGate(ctx, q, id, now, false)
+	out := make([]SeatRow, len(accs))
+	for i, a := range accs {
+		g, err := readSeatGate(ctx, q, a.ID, now, false)
 		if err != nil {
 			return nil, fmt.Errorf("list seats: %w", err)
 		}

@@ -153,12 +153,13 @@ func (s *stepper) finish(ctx context.Context) error {
 }
 
 // schedule sets when the prospect's next step is due after an action that was carried out: a
-// prospect stopped while the call was under way keeps that moment for an undo, and one that
-// left the sequence meanwhile (blocked, lost, booked, answered, ended) gets none.
+// prospect stopped while the call was under way keeps the wait until it for the resume (which
+// counts paused_next_step_at - paused_at from the resume), and one that left the sequence
+// meanwhile (blocked, lost, booked, answered, ended) gets none.
 func (s *stepper) schedule(at *time.Time) {
 	switch {
 	case s.p.PausedAt != nil && s.p.SequenceEndedAt == nil && s.p.Status != outreach.ProspectOptedOut:
-		s.p.NextStepAt, s.p.PausedNextStepAt = nil, at
+		s.p.NextStepAt, s.p.PausedNextStepAt = nil, timePtr(s.p.PausedAt.Add(at.Sub(s.now)))
 	case halted(*s.p):
 		s.p.NextStepAt = nil
 	default:

@@ -70,6 +70,13 @@ func newEnv(t testing.TB, cfg webapp.Config) *env {
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
 func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
+	return newEnvDeps(t, cfg, func(_ *env, d *webapp.Deps) { d.Drafts = drafts })
+}
+
+// newEnvDeps is newEnv with the parts set gives the application (a draft desk, an inbox reader,
+// replies, the engine's clock).
+func newEnvDeps(t testing.TB, cfg webapp.Config, set func(e *env, d *webapp.Deps)) *env {
+	t.Helper()
 	st, ds := testenv.Stores(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
@@ -86,7 +93,9 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
 	logger := slog.New(errorCounter{Handler: slog.Default().Handler(), n: &e.errs})
-	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts, Logger: logger}, cfg)
+	deps := webapp.Deps{Destinations: dests, Now: e.clock, Logger: logger}
+	set(e, &deps)
+	e.app, err = webapp.New(st, deps, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 		return err
 	}
 	a.seatEnricher = eng
-	a.apiDeps.Drafts = eng
+	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
 	return nil
 }

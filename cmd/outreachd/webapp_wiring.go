@@ -16,7 +16,8 @@ import (
 )
 
 // wireWebApp builds the application under /app/ from the parts wire made (the destination
-// manager, the hub, the engine's draft desk) and mounts it on the API's root router.
+// manager, the hub, the engine's draft desk and replies, the LinkedIn inbox reader, the engine's
+// clock) and mounts it on the API's root router.
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
 	if a.apiDeps.Secrets != nil {
@@ -27,6 +28,16 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 	}
 	if a.apiDeps.Drafts != nil {
 		deps.Drafts = a.apiDeps.Drafts
+	}
+	// The Inbox reads through GET /inbox's reader and replies through the engine that decides drafts.
+	if r, ok := a.apiDeps.Inbox.(webapp.InboxReader); ok {
+		deps.Inbox = r
+	}
+	if a.apiDeps.Replies != nil {
+		deps.Replies = a.apiDeps.Replies
+	}
+	if a.clock != nil {
+		deps.ClockSpeed = a.clock.Speed()
 	}
 	w, err := webapp.New(a.store, deps, webapp.Config{PublicURL: a.cfg.PublicURL})
 	if err != nil {
