@@ -163,6 +163,12 @@ func parseIntakeRow(index int, raw json.RawMessage) IntakeRow {
 	if err != nil {
 		return IntakeRow{Index: index, Unreadable: "row is not a JSON object"}
 	}
+	return IntakeRowFromFields(index, pairs)
+}
+
+// IntakeRowFromFields reads one person from their fields in the order given (an intake row's
+// keys, a file's header and cells), matching the names as the intake URL does.
+func IntakeRowFromFields(index int, pairs []LeadField) IntakeRow {
 	known := map[string]string{}
 	from := map[string]int{} // canonical field -> index of the pair that supplied it
 	for i, p := range pairs {
