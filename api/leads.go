@@ -281,7 +281,7 @@ type leadJSON struct {
 // they stand now: with final=true once enrichment is over (unknown facts then reject), with
 // final=false while it is pending or was skipped (unknown facts cannot reject yet).
 func leadView(p storage.Prospect, f outreach.HardFilters) leadJSON {
-	now := f.Evaluate(p.Facts(), outreach.EnrichmentFinal(p.EnrichmentStatus))
+	now := f.Recheck(p.Person, p.EnrichmentStatus)
 	v := leadJSON{LeadID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
 		Contacted: p.Contacted, EnrichmentStatus: p.EnrichmentStatus, FilterVerdict: p.FilterVerdict, BatchID: p.BatchID,
 		Source: p.Source, personJSON: personBlock(p.Person), Email: p.Email, Data: p.Data,

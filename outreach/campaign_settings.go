@@ -60,9 +60,14 @@ func (r CampaignRequest) Create() (CampaignSettings, []StrippedAttachment, error
 	if r.Name == nil {
 		return CampaignSettings{}, nil, invalidf("name is required")
 	}
-	base := CampaignSettings{OutreachType: OutreachOutbound, DailyLimit: DefaultDailyLimit, Schedule: DefaultSchedule(),
+	return r.apply(NewCampaignSettings())
+}
+
+// NewCampaignSettings are what a new draft starts from before its request is read: outbound,
+// daily limit 20, every day 06:00-23:00 UTC, no steps, no filters or seats of its own.
+func NewCampaignSettings() CampaignSettings {
+	return CampaignSettings{OutreachType: OutreachOutbound, DailyLimit: DefaultDailyLimit, Schedule: DefaultSchedule(),
 		Sequence: []SequenceStep{}}
-	return r.apply(base)
 }
 
 // Edit reads a request that changes the draft whose settings are cur: what it leaves out stays

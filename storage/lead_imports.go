@@ -205,6 +205,10 @@ func (s *Store) PushNextImportChunk(ctx context.Context) (bool, error) {
 		return true, s.failLeadImport(ctx, claimed, stop.Error())
 	}
 	if err != nil {
+		if claimed != "" {
+			// Put it behind the others, so an import that keeps failing does not hold them up.
+			_, _ = s.pool.Exec(context.WithoutCancel(ctx), `UPDATE lead_imports SET updated_at = now() WHERE id = $1`, claimed)
+		}
 		return false, fmt.Errorf("push a chunk of import %s: %w", claimed, err)
 	}
 	return claimed != "", nil

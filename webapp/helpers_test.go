@@ -19,6 +19,7 @@ import (
 	"outreachd/adapters/webhook"
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 	"outreachd/storage"
 	"outreachd/webapp"
 )
@@ -173,4 +174,16 @@ func (c *client) mustLogin(email, password string) {
 	if p := c.login(email, password); p.Status != http.StatusSeeOther {
 		c.t.Fatalf("sign in as %s: %d %s", email, p.Status, p.Body)
 	}
+}
+
+// seat connects a LinkedIn seat of the organization (a fixture: the row the engine writes when a
+// provider connects one) and returns its id.
+func (e *env) seat(orgID, name string) string {
+	e.t.Helper()
+	id := outreach.NewID("acc")
+	if _, err := e.store.Pool().Exec(context.Background(), `INSERT INTO linkedin_accounts (id, org_id, name, provider_account_id)
+		VALUES ($1, $2, $3, $4)`, id, orgID, name, "sim-"+id); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // wireWebApp builds the application under /app/ from the parts wire made (the destination
-// manager, the hub, the engine's draft desk) and mounts it on the API's root router.
+// manager, the hub, the engine's draft desk), mounts it on the API's root router and adds its
+// worker (the files of leads imported in the browser).
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
 	if a.apiDeps.Secrets != nil {
@@ -33,6 +34,7 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 		return nil, err
 	}
 	a.apiDeps.Extra = append(a.apiDeps.Extra, func(_, root *mux.Router, _ api.Helpers) { w.Mount(root) })
+	a.workers = append(a.workers, worker{name: "lead imports", run: w.RunImports})
 	return w, nil
 }
 
