@@ -70,6 +70,12 @@ func newEnv(t testing.TB, cfg webapp.Config) *env {
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
 func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
+	return newEnvDeps(t, cfg, func(d *webapp.Deps) { d.Drafts = drafts })
+}
+
+// newEnvDeps is newEnv with the dependencies set as deps says (the engine's clock, a desk).
+func newEnvDeps(t testing.TB, cfg webapp.Config, deps func(*webapp.Deps)) *env {
+	t.Helper()
 	st := testenv.Store(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
@@ -86,7 +92,9 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
 	logger := slog.New(errorCounter{Handler: slog.Default().Handler(), n: &e.errs})
-	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts, Logger: logger}, cfg)
+	d := webapp.Deps{Destinations: dests, Now: e.clock, Logger: logger}
+	deps(&d)
+	e.app, err = webapp.New(st, d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
