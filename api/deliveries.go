@@ -11,11 +11,10 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The delivery log, manual resend of one delivery and bulk recover of failed deliveries over a
-// time range (issue 3): the operator's view of what the hub did.
+// time range: the operator's view of what the hub did.
 
 func parseTimeParam(name, raw string, endOfDay bool) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
@@ -33,7 +32,8 @@ func parseTimeParam(name, raw string, endOfDay bool) (time.Time, error) {
 var deliveryStatuses = []string{"pending", "succeeded", "failed"}
 
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.destinations(w); !ok {
+	m, ok := s.destinations(w, r, false)
+	if !ok {
 		return
 	}
 	org := PrincipalFrom(r.Context()).OrgID
@@ -42,7 +42,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	q := storage.DeliveryLogQuery{Limit: page.Limit, Offset: page.Offset}
+	q := delivery.DeliveryLogQuery{Limit: page.Limit, Offset: page.Offset}
 	vals := r.URL.Query()
 	if q.Status = vals.Get("status"); q.Status != "" && !slices.Contains(deliveryStatuses, q.Status) {
 		s.fail(w, r, invalid("query parameter status must be one of %s, got %q", strings.Join(deliveryStatuses, ", "), q.Status))
@@ -68,12 +68,12 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.DestinationID = vals.Get("destination_id"); q.DestinationID != "" {
 		// A deleted destination's deliveries stay readable until the retention removes them.
-		if _, _, err := s.store.DestinationForLog(r.Context(), org, q.DestinationID); err != nil {
+		if _, err := m.ForLog(r.Context(), org, q.DestinationID); err != nil {
 			s.fail(w, r, fmt.Errorf("query parameter destination_id: %w", err))
 			return
 		}
 	}
-	list, total, err := s.store.DeliveryLog(r.Context(), org, q)
+	list, total, err := m.Deliveries(r.Context(), org, q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -91,10 +91,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	m, ok := s.destinations(w)
+	m, ok := s.destinations(w, r, true)
 	if !ok {
 		return
 	}
@@ -107,10 +104,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	m, ok := s.destinations(w)
+	m, ok := s.destinations(w, r, true)
 	if !ok {
 		return
 	}
@@ -139,7 +133,7 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil && req.DestinationID != "" {
 		rr.DestinationID = req.DestinationID
-		_, err = s.store.GetDestination(r.Context(), org, req.DestinationID)
+		_, err = m.Get(r.Context(), org, req.DestinationID)
 		if err != nil {
 			err = fmt.Errorf("destination_id: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The JSON of the Event Destinations endpoints: the create/update body and how it is read, and
@@ -26,18 +25,20 @@ type destinationRequest struct {
 	Enabled       *bool           `json:"enabled"`
 }
 
-// parseEvents reads `events`: an array of kinds, or the string "all". nil when absent.
+// parseEvents reads `events`: an array of kinds, or one string, "all" or kinds separated by
+// commas, as the application and the operator CLI take them (delivery.SplitEvents). nil when
+// absent; the selection's rules are delivery.ParseEventSelection's.
 func parseEvents(raw json.RawMessage) ([]string, error) {
 	if raw == nil {
 		return nil, nil
 	}
 	var one string
-	if json.Unmarshal(raw, &one) == nil && one == string(outreach.EventsAll) {
-		return []string{one}, nil
+	if json.Unmarshal(raw, &one) == nil {
+		return delivery.SplitEvents(one), nil
 	}
 	var list []string
 	if string(raw) == "null" || json.Unmarshal(raw, &list) != nil {
-		return nil, invalidField("events", `must be an array of event kinds, or "all"`)
+		return nil, invalidField("events", `must be an array of event kinds, or a string: "all" or event kinds separated by commas`)
 	}
 	if list == nil {
 		list = []string{}
@@ -117,7 +118,7 @@ type destinationView struct {
 	Secret string `json:"secret,omitempty"`
 }
 
-func viewDestination(d storage.Destination, last *delivery.LastAttemptView) destinationView {
+func viewDestination(d delivery.Destination, last *delivery.LastAttemptView) destinationView {
 	v := destinationView{ID: d.ID, Name: d.Name, Kind: d.Kind, URL: delivery.DisplayURL(d), Events: d.Events,
 		HasSecret: d.SecretSealed != nil, Enabled: d.Enabled, ConsecutiveFailures: d.ConsecutiveFailures,
 		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt),

@@ -9,7 +9,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The HTTP handlers of the Event Destinations view: they decode (destination_json.go), call the
@@ -29,8 +28,13 @@ func (s *Server) destinationRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/deliveries/{id}/resend", s.resendDelivery).Methods(http.MethodPost)
 }
 
-// destinations answers 503 when the manager is not wired (handler tests of other parts).
-func (s *Server) destinations(w http.ResponseWriter) (*delivery.Destinations, bool) {
+// destinations opens every handler of the Event Destinations endpoints: with write, the key must
+// be read_write (403); and the manager must be wired in this process (503 otherwise, for handler
+// tests of other parts).
+func (s *Server) destinations(w http.ResponseWriter, r *http.Request, write bool) (*delivery.Destinations, bool) {
+	if write && !requireWrite(w, r) {
+		return nil, false
+	}
 	if s.deps.Destinations == nil {
 		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "event destinations are not available in this process")
 		return nil, false
@@ -46,31 +50,49 @@ func (s *Server) failDestinations(w http.ResponseWriter, r *http.Request, err er
 	s.fail(w, r, err)
 }
 
-func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request) (*delivery.Destinations, storage.Destination, bool) {
-	m, ok := s.destinations(w)
+// destinationAccess is what a handler of one destination does with it.
+type destinationAccess int
+
+const (
+	readDestination    destinationAccess = iota // read it
+	writeDestination                            // change it: a read_write key
+	readDestinationLog                          // read its logs: a deleted one's too, until it is purged
+)
+
+// destinationOf opens every handler of one destination (destinations), then reads the destination
+// the path names, of the caller's organization; an id of another shape, or another
+// organization's, is not found.
+func (s *Server) destinationOf(w http.ResponseWriter, r *http.Request, access destinationAccess) (*delivery.Destinations, delivery.Destination, bool) {
+	m, ok := s.destinations(w, r, access == writeDestination)
 	if !ok {
-		return nil, storage.Destination{}, false
+		return nil, delivery.Destination{}, false
 	}
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
 		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
-		return nil, storage.Destination{}, false
+		return nil, delivery.Destination{}, false
 	}
-	d, err := s.store.GetDestination(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
+	org := PrincipalFrom(r.Context()).OrgID
+	var d delivery.Destination
+	var err error
+	if access == readDestinationLog {
+		d, err = m.ForLog(r.Context(), org, id)
+	} else {
+		d, err = m.Get(r.Context(), org, id)
+	}
 	if err != nil {
 		s.fail(w, r, err)
-		return nil, storage.Destination{}, false
+		return nil, delivery.Destination{}, false
 	}
 	return m, d, true
 }
 
-func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, status int, d storage.Destination, generated string, warnings ...string) {
-	last, err := s.store.LastAttempts(r.Context(), d.OrgID, []string{d.ID})
+func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, m *delivery.Destinations, status int, d delivery.Destination, generated string, warnings ...string) {
+	a, ok, err := m.LastAttempt(r.Context(), d)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	a, ok := last[d.ID]
 	v := viewDestination(d, delivery.LastAttemptOf(a, ok))
 	v.Secret = generated
 	body := map[string]any{"data": v}
@@ -81,20 +103,11 @@ func (s *Server) respondDestination(w http.ResponseWriter, r *http.Request, stat
 }
 
 func (s *Server) listDestinations(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.destinations(w); !ok {
+	m, ok := s.destinations(w, r, false)
+	if !ok {
 		return
 	}
-	org := PrincipalFrom(r.Context()).OrgID
-	list, err := s.store.ListDestinations(r.Context(), org)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ids := make([]string, len(list))
-	for i, d := range list {
-		ids[i] = d.ID
-	}
-	last, err := s.store.LastAttempts(r.Context(), org, ids)
+	list, last, err := m.List(r.Context(), PrincipalFrom(r.Context()).OrgID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -108,10 +121,7 @@ func (s *Server) listDestinations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	m, ok := s.destinations(w)
+	m, ok := s.destinations(w, r, true)
 	if !ok {
 		return
 	}
@@ -128,7 +138,7 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.respondDestination(w, r, http.StatusCreated, d, generated, destinationWarnings(d)...)
+	s.respondDestination(w, r, m, http.StatusCreated, d, generated, destinationWarnings(d)...)
 }
 
 // unsignedWarning is the warnings entry of an https destination created without a signing
@@ -138,7 +148,7 @@ const unsignedWarning = `no signing secret: requests to this destination carry w
 	`webhook-signature, so the receiver cannot verify they come from outreachd; set "secret": "generate" (PATCH) to sign them`
 
 // destinationWarnings lists what a client should know about a destination it just created.
-func destinationWarnings(d storage.Destination) []string {
+func destinationWarnings(d delivery.Destination) []string {
 	if d.Kind == outreach.DestinationHTTPS && d.SecretSealed == nil {
 		return []string{unsignedWarning}
 	}
@@ -146,16 +156,13 @@ func destinationWarnings(d storage.Destination) []string {
 }
 
 func (s *Server) getDestination(w http.ResponseWriter, r *http.Request) {
-	if _, d, ok := s.destinationOf(w, r); ok {
-		s.respondDestination(w, r, http.StatusOK, d, "")
+	if m, d, ok := s.destinationOf(w, r, readDestination); ok {
+		s.respondDestination(w, r, m, http.StatusOK, d, "")
 	}
 }
 
 func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	m, d, ok := s.destinationOf(w, r)
+	m, d, ok := s.destinationOf(w, r, writeDestination)
 	if !ok {
 		return
 	}
@@ -174,18 +181,15 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.respondDestination(w, r, http.StatusOK, d, generated)
+	s.respondDestination(w, r, m, http.StatusOK, d, generated)
 }
 
 func (s *Server) deleteDestination(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	_, d, ok := s.destinationOf(w, r)
+	m, d, ok := s.destinationOf(w, r, writeDestination)
 	if !ok {
 		return
 	}
-	if err := s.store.DeleteDestination(r.Context(), d.OrgID, d.ID); err != nil {
+	if err := m.Delete(r.Context(), d.OrgID, d.ID); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -193,10 +197,7 @@ func (s *Server) deleteDestination(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	m, d, ok := s.destinationOf(w, r)
+	m, d, ok := s.destinationOf(w, r, writeDestination)
 	if !ok {
 		return
 	}
@@ -225,17 +226,8 @@ func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
 // destinationAttempts is the attempt log of a destination, a deleted one's too until the
 // delivery history's retention removes it: what was sent before a deletion stays readable.
 func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.destinations(w); !ok {
-		return
-	}
-	id := mux.Vars(r)["id"]
-	if !outreach.ValidID("dst", id) {
-		writeError(w, http.StatusNotFound, CodeNotFound, "destination "+id+": not found")
-		return
-	}
-	d, _, err := s.store.DestinationForLog(r.Context(), PrincipalFrom(r.Context()).OrgID, id)
-	if err != nil {
-		s.fail(w, r, err)
+	m, d, ok := s.destinationOf(w, r, readDestinationLog)
+	if !ok {
 		return
 	}
 	page, err := parsePage(r, 200)
@@ -243,7 +235,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	list, total, err := s.store.AttemptLog(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset)
+	list, total, err := m.Attempts(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -252,7 +244,7 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	for i, a := range list {
 		shown := a.URL
 		if d.Kind == outreach.DestinationSlack {
-			shown = delivery.DisplayURL(storage.Destination{Kind: d.Kind, URL: a.URL})
+			shown = delivery.DisplayURL(delivery.Destination{Kind: d.Kind, URL: a.URL})
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,
 			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: shown, StatusCode: a.StatusCode, Error: a.Error,

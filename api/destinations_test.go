@@ -16,6 +16,7 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 )
 
 // receiver is a local endpoint that records what it was sent and answers status.
@@ -150,6 +151,10 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 	org := testenv.NewOrg(t, srv)
 	base := createDest(t, org.Write, map[string]any{"url": "https://example.com/keep", "events": []string{"invite_sent"}})
 	id := base["id"].(string)
+	var kinds []string
+	for _, k := range outreach.AllEventKinds() {
+		kinds = append(kinds, string(k))
+	}
 
 	cases := []struct {
 		name, method, path string
@@ -157,6 +162,10 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 		wantInMessage      string
 	}{
 		{"unknown event kind", "POST", "", map[string]any{"url": "https://example.com", "events": []string{"reply_received", "replied"}}, `unknown event kind "replied"`},
+		{"unknown kind lists the kinds", "POST", "", map[string]any{"url": "https://example.com", "events": []string{"reply"}},
+			`events: unknown event kind "reply"; the kinds are ` + strings.Join(kinds, ", ") + `, or "all" for every one`},
+		{"events string with an unknown kind", "POST", "", map[string]any{"url": "https://example.com", "events": "call_booked,reply"}, `unknown event kind "reply"`},
+		{"events string naming none", "POST", "", map[string]any{"url": "https://example.com", "events": " , "}, "events: select at least one event kind"},
 		{"empty events", "POST", "", map[string]any{"url": "https://example.com", "events": []string{}}, "events"},
 		{"all with others", "POST", "", map[string]any{"url": "https://example.com", "events": []string{"all", "call_booked"}}, `"all" cannot be combined`},
 		{"events wrong type", "POST", "", map[string]any{"url": "https://example.com", "events": 3}, "events"},
@@ -194,6 +203,22 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 	got := items[0].(map[string]any)
 	if len(items) != 1 || got["url"] != "https://example.com/keep" || fmt.Sprint(got["events"]) != "[invite_sent]" || got["kind"] != "https" {
 		t.Fatalf("a refused request wrote something: %s", list.Body)
+	}
+}
+
+// The selection of event kinds is taken as an array or, as the application and the operator CLI
+// take it, as one string of kinds separated by commas.
+func TestDestinationEventsAsOneString(t *testing.T) {
+	t.Parallel()
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t))
+	org := testenv.NewOrg(t, srv)
+	d := createDest(t, org.Write, map[string]any{"url": "https://example.com/a", "events": "reply_received, call_booked,reply_received"})
+	if fmt.Sprint(d["events"]) != "[reply_received call_booked]" {
+		t.Fatalf("created with a string: events %v, want [reply_received call_booked]", d["events"])
+	}
+	p := org.Write.Do(t, "PATCH", "/api/v1/destinations/"+d["id"].(string), map[string]any{"events": "invite_sent"})
+	if p.Status != 200 || fmt.Sprint(data(t, p)["events"]) != "[invite_sent]" {
+		t.Fatalf("patched with a string: %d %s", p.Status, p.Body)
 	}
 }
 

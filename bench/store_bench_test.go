@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -20,11 +21,7 @@ import (
 func BenchmarkStorePushLeads(b *testing.B) {
 	dbURL := testenv.DatabaseURL(b)
 	ctx := context.Background()
-	st, err := storage.Open(ctx, dbURL, storage.Config{MaxConns: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(st.Close)
+	st, ds := testenv.OpenStores(b, dbURL, 8)
 	srv := testenv.StartServer(b, dbURL)
 	org := testenv.NewOrg(b, srv)
 	c := NewClient(srv.URL, org.WriteKey)
@@ -34,7 +31,7 @@ func BenchmarkStorePushLeads(b *testing.B) {
 	}
 	srv.Kill() // only its admin CLI and API were needed to set up; no workers compete from here on
 	for i := range envInt("BENCH_DESTS", 1) {
-		if _, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("bench ", i),
+		if _, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: fmt.Sprint("bench ", i),
 			Kind: outreach.DestinationHTTPS, URL: "https://receiver.example/hook", Enabled: true}); err != nil {
 			b.Fatal(err)
 		}

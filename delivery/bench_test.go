@@ -43,7 +43,7 @@ func BenchmarkHubStages(b *testing.B) {
 func benchStages(b *testing.B, dests, deliveries int) {
 	b.StopTimer()
 	ctx := context.Background()
-	st := testenv.Store(b)
+	st, ds := testenv.Stores(b)
 	org, err := st.CreateOrg(ctx, "Org "+b.Name(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -60,13 +60,13 @@ func benchStages(b *testing.B, dests, deliveries int) {
 	}))
 	defer recv.Close()
 	for i := range dests {
-		if _, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i),
+		if _, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: fmt.Sprint("d", i),
 			Kind: outreach.DestinationHTTPS, URL: recv.URL, Enabled: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reg := prometheus.NewRegistry()
-	hub, err := delivery.NewHub(st, webhook.NewSender(webhook.Config{Timeout: 5 * time.Second, AllowPrivate: true}), nil, reg,
+	hub, err := delivery.NewHub(ds, webhook.NewSender(webhook.Config{Timeout: 5 * time.Second, AllowPrivate: true}), nil, reg,
 		delivery.Config{Timeout: 5 * time.Second,
 			Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // Destinations manages the event destinations of organizations: it validates what is given
@@ -18,7 +17,7 @@ import (
 // refuse the same input with the same words; none of them needs another's package for it.
 // Decisions: docs/decisions/destinations.md.
 type Destinations struct {
-	store *storage.Store
+	store *Store
 	cfg   DestinationsConfig
 }
 
@@ -46,7 +45,7 @@ type DestinationsConfig struct {
 }
 
 // NewDestinations builds the destination manager.
-func NewDestinations(store *storage.Store, cfg DestinationsConfig) (*Destinations, error) {
+func NewDestinations(store *Store, cfg DestinationsConfig) (*Destinations, error) {
 	if store == nil || cfg.Sealer == nil || cfg.Guard == nil {
 		return nil, errors.New("destinations: store, sealer and guard are required")
 	}
@@ -62,8 +61,8 @@ var ErrHubUnavailable = errors.New("the delivery hub is not running in this proc
 
 // Create validates spec, checks its URL against the SSRF guard, seals its secrets and stores it.
 // generated is the signing secret when the service made it (spec.Secret GenerateSecretValue), else "".
-func (m *Destinations) Create(ctx context.Context, orgID string, spec DestinationSpec) (d storage.Destination, generated string, err error) {
-	d = storage.Destination{OrgID: orgID, Kind: strings.TrimSpace(spec.Kind), URL: strings.TrimSpace(spec.URL),
+func (m *Destinations) Create(ctx context.Context, orgID string, spec DestinationSpec) (d Destination, generated string, err error) {
+	d = Destination{OrgID: orgID, Kind: strings.TrimSpace(spec.Kind), URL: strings.TrimSpace(spec.URL),
 		Name: strings.TrimSpace(spec.Name), SlackChannel: strings.TrimSpace(spec.SlackChannel), Enabled: true}
 	if d.Kind == "" {
 		d.Kind = outreach.DestinationHTTPS
@@ -106,7 +105,7 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 }
 
 // Update applies patch. A changed URL is checked against the guard before the row is locked.
-func (m *Destinations) Update(ctx context.Context, orgID, id string, p DestinationPatch) (d storage.Destination, generated string, err error) {
+func (m *Destinations) Update(ctx context.Context, orgID, id string, p DestinationPatch) (d Destination, generated string, err error) {
 	var events []string
 	if p.Events != nil {
 		if events, err = ParseEventSelection(p.Events); err != nil {
@@ -136,7 +135,7 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 			return d, "", err
 		}
 	}
-	d, err = m.store.UpdateDestination(ctx, orgID, id, func(d *storage.Destination) error {
+	d, err = m.store.UpdateDestination(ctx, orgID, id, func(d *Destination) error {
 		if p.Name != nil {
 			d.Name = strings.TrimSpace(*p.Name)
 			if d.Name == "" {
@@ -167,7 +166,7 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 }
 
 // Test sends a sample of event (a kind d selected; "" = the first it selects) to d now.
-func (m *Destinations) Test(ctx context.Context, d storage.Destination, event string) (outreach.EventKind, AttemptView, error) {
+func (m *Destinations) Test(ctx context.Context, d Destination, event string) (outreach.EventKind, AttemptView, error) {
 	selected := make([]outreach.EventKind, len(d.Events))
 	for i, e := range d.Events {
 		selected[i] = outreach.EventKind(e)
@@ -181,7 +180,7 @@ func (m *Destinations) Test(ctx context.Context, d storage.Destination, event st
 	} else {
 		k, ok := outreach.ParseEventKind(event)
 		if !ok {
-			return "", AttemptView{}, invalidField("event", "unknown event kind %q", event)
+			return "", AttemptView{}, unknownKind("event", event, false)
 		}
 		if !k.Matches(selected) {
 			return "", AttemptView{}, invalidField("event", "%s is not among the events this destination selected (%s)", k, strings.Join(d.Events, ", "))
@@ -254,7 +253,7 @@ func (m *Destinations) checkURL(ctx context.Context, raw string) error {
 // signing beside the new one for the configured overlap, so receivers can switch over without
 // failing deliveries; a secret replaced again within its overlap drops the one before it, and
 // removing the secret ends any rotation (nothing is signed any more).
-func (m *Destinations) rotateSecret(d *storage.Destination, sealed *string, now time.Time) {
+func (m *Destinations) rotateSecret(d *Destination, sealed *string, now time.Time) {
 	old := d.SecretSealed
 	d.SecretSealed = sealed
 	d.PreviousSecretSealed, d.RotationEndsAt = nil, nil

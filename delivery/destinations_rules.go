@@ -4,9 +4,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The rules a destination's fields obey, without I/O: the event selection, the per-kind shape,
@@ -47,6 +47,32 @@ func invalidField(field, format string, args ...any) error {
 	return outreach.InvalidField(field, format, args...)
 }
 
+// SplitEvents reads an event selection written as one string, as the application's form, the
+// operator CLI's --events and the API's `events` (as a string) take it: "all", or kinds separated
+// by commas or white space. Empty (not nil) when s names none: ParseEventSelection refuses that.
+func SplitEvents(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if f == nil {
+		return []string{}
+	}
+	return f
+}
+
+// unknownKind refuses an event kind the catalog does not have, listing the ones it has (and
+// "all", where a selection is asked for).
+func unknownKind(field, kind string, selection bool) error {
+	kinds := outreach.AllEventKinds()
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	also := ""
+	if selection {
+		also = `, or "all" for every one`
+	}
+	return invalidField(field, "unknown event kind %q; the kinds are %s%s", kind, strings.Join(names, ", "), also)
+}
+
 // ParseEventSelection validates a selection: exactly ["all"], or distinct event kinds.
 func ParseEventSelection(events []string) ([]string, error) {
 	if len(events) == 0 {
@@ -62,7 +88,7 @@ func ParseEventSelection(events []string) ([]string, error) {
 			return []string{e}, nil
 		}
 		if _, ok := outreach.ParseEventKind(e); !ok {
-			return nil, invalidField("events", "unknown event kind %q", e)
+			return nil, unknownKind("events", e, true)
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
@@ -72,7 +98,7 @@ func ParseEventSelection(events []string) ([]string, error) {
 }
 
 // checkShape is the per-kind rule a stored destination always satisfies; it does no I/O.
-func checkShape(d storage.Destination) error {
+func checkShape(d Destination) error {
 	if len(d.Name) > maxDestinationName {
 		return invalidField("name", "longer than %d characters", maxDestinationName)
 	}
@@ -101,7 +127,7 @@ func checkShape(d storage.Destination) error {
 	return nil
 }
 
-func defaultName(d storage.Destination) string {
+func defaultName(d Destination) string {
 	if d.Kind == outreach.DestinationSlack && d.URL == "" {
 		return "Slack " + d.SlackChannel
 	}
@@ -113,7 +139,7 @@ func defaultName(d storage.Destination) string {
 
 // DisplayURL is the URL as shown: a Slack incoming-webhook URL is itself a credential (anyone
 // holding it can post), so its last path segment is cut to four characters.
-func DisplayURL(d storage.Destination) string {
+func DisplayURL(d Destination) string {
 	if d.Kind != outreach.DestinationSlack || d.URL == "" {
 		return d.URL
 	}

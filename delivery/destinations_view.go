@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The shapes in which the API and the operator CLI both show a destination's attempts: the
@@ -27,7 +26,7 @@ type LastAttemptView struct {
 }
 
 // LastAttemptOf renders a's summary, or nil (JSON null) before any attempt.
-func LastAttemptOf(a storage.AttemptLogEntry, ok bool) *LastAttemptView {
+func LastAttemptOf(a AttemptLogEntry, ok bool) *LastAttemptView {
 	if !ok {
 		return nil
 	}

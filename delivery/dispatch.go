@@ -6,13 +6,11 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"outreachd/storage"
 )
 
 // claimed is one leased delivery and the budget (first attempts or retries) that claimed it.
 type claimed struct {
-	c       storage.ClaimedDelivery
+	c       ClaimedDelivery
 	retries bool
 }
 
@@ -28,7 +26,7 @@ type destQueue struct {
 // destination, in the same goroutine, so a busy destination never waits for a claim round trip.
 // A local queue holds at most queueCap = queueDepth × perDest − 1 rows, which is what the lease
 // covers (Config.Lease); a claim takes of a destination at most queueCap minus its queue
-// (storage.ClaimDueParams.PerDestination). A destination whose room is less than perDest is left
+// (ClaimDueParams.PerDestination). A destination whose room is less than perDest is left
 // out of claims (saturated), and a send that drains its queue to half of queueCap wakes the claim
 // loop: the claim then runs while the other half is still being sent, so a fast destination does
 // not run dry while a claim is on its way (see queueDepth). Per budget, held counts claimed rows
@@ -52,11 +50,11 @@ func newSched(perDest, firstSlots, retrySlots int) *sched {
 }
 
 // queueDepth sizes a destination's local queue in multiples of its sends in flight. With two (the
-// first design) a claim began when a quarter of the queue was left, and a destination answering
-// in 2 ms with 32 sends at once drained that quarter in about 1 ms, while a claim under load took
-// 3–10 ms: in a 50,000-event burst to one destination, 10 of the 32 slots were busy on average,
-// and the deliveries fell 6–8 s behind the pushes. With four, the claim begins with two
-// destinations' worth of sends still queued (docs/performance.md, "Issue 14, sixth session").
+// first design) a claim began when a quarter of the queue was left, and a fast destination
+// drained that quarter faster than a claim under load took: in a burst to one destination most of
+// its slots sat idle and the deliveries fell seconds behind the pushes. With four, the claim
+// begins with two destinations' worth of sends still queued (measured: docs/performance.md,
+// "Per destination").
 // Each row of the queue waits at most queueDepth attempt timeouts for a slot, which the lease
 // covers (Config.Lease).
 const queueDepth = 4
@@ -129,13 +127,13 @@ func (s *sched) signal() {
 
 // add takes claimed deliveries: each starts at once if its destination has a free slot, else
 // waits in the destination's queue. It returns the ones to start now.
-func (s *sched) add(retries bool, cs []storage.ClaimedDelivery) []claimed {
+func (s *sched) add(retries bool, cs []ClaimedDelivery) []claimed {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.addLocked(retries, cs)
 }
 
-func (s *sched) addLocked(retries bool, cs []storage.ClaimedDelivery) []claimed {
+func (s *sched) addLocked(retries bool, cs []ClaimedDelivery) []claimed {
 	var start []claimed
 	b := budgetIndex(retries)
 	for _, c := range cs {
@@ -235,7 +233,7 @@ func (h *Hub) dispatch(ctx context.Context, retries bool) error {
 		limit := min(capacity-held, h.cfg.ClaimBatch, h.sched.activeRoom(active, saturated, queued))
 		if limit > 0 {
 			started := time.Now()
-			cs, err := h.store.ClaimDue(ctx, storage.ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
+			cs, err := h.store.ClaimDue(ctx, ClaimDueParams{Retries: retries, Limit: limit, Lease: h.cfg.Lease,
 				Skip: saturated, PerDestination: h.sched.queueCap(), Queued: queued})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -307,18 +305,18 @@ func (h *Hub) deliver(ctx context.Context, it claimed) {
 // deliverOne makes one attempt of a claimed delivery and hands the outcome to the recorder. The
 // attempt is not cancelled by shutdown: it is bounded by the timeout, and recording it avoids a
 // needless resend after restart.
-func (h *Hub) deliverOne(ctx context.Context, c storage.ClaimedDelivery) {
+func (h *Hub) deliverOne(ctx context.Context, c ClaimedDelivery) {
 	at := time.Now()
 	res := h.attempt(context.WithoutCancel(ctx), c.Target, c.ID, c.EventKind, c.Payload, at)
 	attempt := c.Attempts + 1
 	v := h.policy.decide(attempt, c.MaxAttempts, attemptResult{OK: res.OK, RetryAfter: res.RetryAfter}, time.Now())
-	rec := storage.AttemptRecord{
+	rec := AttemptRecord{
 		DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID, EventKind: c.EventKind,
 		Attempt: attempt, Trigger: c.Trigger, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
 		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Status: v.Status, Succeeded: res.OK,
 		LastOfChunk: h.chunks.finished(c),
 	}
-	if v.Status == storage.DeliveryPending {
+	if v.Status == DeliveryPending {
 		rec.NextAttemptAt = &v.Next
 	}
 	h.observe(c.EventKind, c.Target.Kind, res, v.Status)
@@ -332,26 +330,26 @@ func (h *Hub) observe(eventKind, destKind string, res sendResult, status string)
 	h.metrics.duration.WithLabelValues(destKind).Observe(res.Duration.Seconds())
 	result := resultRetry
 	switch status {
-	case storage.DeliverySucceeded:
+	case DeliverySucceeded:
 		result = resultSuccess
-		h.metrics.outcomes.WithLabelValues(eventKind, destKind, storage.DeliverySucceeded).Inc()
-	case storage.DeliveryFailed:
+		h.metrics.outcomes.WithLabelValues(eventKind, destKind, DeliverySucceeded).Inc()
+	case DeliveryFailed:
 		result = resultFailed
-		h.metrics.outcomes.WithLabelValues(eventKind, destKind, storage.DeliveryFailed).Inc()
+		h.metrics.outcomes.WithLabelValues(eventKind, destKind, DeliveryFailed).Inc()
 	}
 	h.metrics.attempts.WithLabelValues(eventKind, destKind, result).Inc()
 }
 
-// chunks counts, per dispatch queue chunk this process claimed (storage.ClaimedDelivery.ChunkID,
+// chunks counts, per dispatch queue chunk this process claimed (ClaimedDelivery.ChunkID,
 // migration 084), its deliveries not yet attempted here. The
 // record of the last one removes the chunk. Deliveries queued locally and released at shutdown
-// are never counted down: their chunk stays, due again at once (storage.ReleaseClaims).
+// are never counted down: their chunk stays, due again at once (Store.ReleaseClaims).
 type chunks struct {
 	mu   sync.Mutex
 	left map[string]int
 }
 
-func (c *chunks) claimed(cs []storage.ClaimedDelivery) {
+func (c *chunks) claimed(cs []ClaimedDelivery) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range cs {
@@ -365,7 +363,7 @@ func (c *chunks) claimed(cs []storage.ClaimedDelivery) {
 }
 
 // finished counts d's attempt and returns its chunk's id when it was the chunk's last, else "".
-func (c *chunks) finished(d storage.ClaimedDelivery) string {
+func (c *chunks) finished(d ClaimedDelivery) string {
 	id := d.ChunkID()
 	if id == "" {
 		return ""

@@ -1,33 +1,18 @@
 package delivery
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"outreachd/adapters/webhook"
-	"outreachd/internal/testenv"
-	"outreachd/outreach"
-	"outreachd/storage"
 )
 
-// The helpers of helpers_test.go live in package delivery_test and cannot be used from this
-// internal test; the hub below is built the same way (real PostgreSQL via testenv, real local
-// HTTP receivers), with a small PerDestination.
-
-func claimedFor(dest string, n int, first int) []storage.ClaimedDelivery {
-	out := make([]storage.ClaimedDelivery, n)
+func claimedFor(dest string, n int, first int) []ClaimedDelivery {
+	out := make([]ClaimedDelivery, n)
 	for i := range out {
-		out[i] = storage.ClaimedDelivery{ID: fmt.Sprintf("%s-%d", dest, first+i), Target: storage.DeliveryTarget{ID: dest}}
+		out[i] = ClaimedDelivery{ID: fmt.Sprintf("%s-%d", dest, first+i), Target: DeliveryTarget{ID: dest}}
 	}
 	return out
 }
@@ -217,154 +202,6 @@ func TestSchedWakesAndClose(t *testing.T) {
 	}
 	if len(s.dests) != 0 {
 		t.Fatalf("destinations still tracked: %v", s.dests)
-	}
-}
-
-// TestDispatchPerDestinationCap runs a real hub with PerDestination 3 against a receiver that
-// blocks until released and a fast one: the slow one never sees more than 3 concurrent requests,
-// the fast one gets all its deliveries meanwhile, a freed slot starts a queued row at once, and
-// after release every slow delivery arrives.
-func TestDispatchPerDestinationCap(t *testing.T) {
-	t.Parallel()
-	const perDest, events = 3, 9
-	st := testenv.Store(t)
-	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const timeout = 4 * time.Second
-	hub, err := NewHub(st, webhook.NewSender(webhook.Config{Timeout: timeout, AllowPrivate: true}), nil, nil, Config{
-		Timeout: timeout, RetrySchedule: []time.Duration{0}, PerDestination: perDest, IdleWake: 200 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	var cur, peak, slowGot atomic.Int64
-	release := make(chan struct{}, events)
-	releaseAll := make(chan struct{})
-	var closeOnce sync.Once
-	unblock := func() { closeOnce.Do(func() { close(releaseAll) }) }
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		n := cur.Add(1)
-		defer cur.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		slowGot.Add(1)
-		select {
-		case <-release:
-		case <-releaseAll:
-		case <-r.Context().Done():
-		}
-	}))
-	var fastGot atomic.Int64
-	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		fastGot.Add(1)
-	}))
-	t.Cleanup(func() {
-		unblock()
-		slow.CloseClientConnections()
-		slow.Close()
-		fast.Close()
-	})
-
-	dest := func(url string) storage.Destination {
-		d, err := st.CreateDestination(ctx, storage.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Enabled: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	slowDest, fastDest := dest(slow.URL), dest(fast.URL)
-
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- hub.Run(runCtx) }()
-	t.Cleanup(func() {
-		unblock()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hub.Run: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("hub did not stop within 15 s")
-		}
-	})
-
-	if err := st.InTx(ctx, func(tx *storage.Tx) error {
-		for range events {
-			tx.Emit(outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now()))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-
-	waitUntil := func(d time.Duration, what string, cond func() bool) {
-		t.Helper()
-		testenv.Eventually(t, d, func() (bool, string) {
-			return cond(), fmt.Sprintf("waiting for %s (slow got %d, in flight %d, peak %d; fast got %d)",
-				what, slowGot.Load(), cur.Load(), peak.Load(), fastGot.Load())
-		})
-	}
-	// (1) The slow destination fills its slots, and the fast one receives everything meanwhile.
-	waitUntil(10*time.Second, "the slow destination's slots to fill", func() bool { return cur.Load() == perDest })
-	waitUntil(3*time.Second, "every fast delivery while the slow one blocks", func() bool { return fastGot.Load() == events })
-	// Give the dispatcher room to overshoot if the cap were broken (claims and IdleWake rounds).
-	// This pause stays: a claim round that sends nothing leaves no trace a test can wait for
-	// (no event, row or metric), so there is no later signal to wait on instead.
-	time.Sleep(500 * time.Millisecond)
-	if got, p := slowGot.Load(), peak.Load(); got != perDest || p != perDest {
-		t.Fatalf("while blocked the slow destination got %d requests, peak %d concurrent; want exactly %d", got, p, perDest)
-	}
-	_, _, saturated, _ := hub.sched.state(false)
-	hub.sched.mu.Lock()
-	d := hub.sched.dests[slowDest.ID]
-	inFlight, queued := 0, 0
-	if d != nil {
-		inFlight, queued = d.inFlight, len(d.queue)
-	}
-	hub.sched.mu.Unlock()
-	if inFlight != perDest || queued > hub.sched.queueCap() || queued < 1 {
-		t.Fatalf("slow destination in sched: %d in flight, %d queued; want %d and 1..%d (saturated %v)",
-			inFlight, queued, perDest, hub.sched.queueCap(), saturated)
-	}
-
-	// (2) One freed slot starts the next row promptly, without exceeding the cap.
-	release <- struct{}{}
-	waitUntil(time.Second, "a queued row to take the freed slot", func() bool { return slowGot.Load() == perDest+1 })
-	waitUntil(time.Second, "the slots to be full again", func() bool { return cur.Load() == perDest })
-
-	// Then release everything: all slow deliveries arrive, never more than the cap at once.
-	unblock()
-	waitUntil(10*time.Second, "every slow delivery", func() bool { return slowGot.Load() == events })
-	if p := peak.Load(); p > perDest {
-		t.Fatalf("peak concurrency %d at the slow destination, cap %d", p, perDest)
-	}
-	for _, d := range []storage.Destination{slowDest, fastDest} {
-		testenv.Eventually(t, 10*time.Second, func() (bool, string) {
-			list, _, err := st.DeliveryLog(ctx, org.ID, storage.DeliveryLogQuery{DestinationID: d.ID, Limit: 100})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok := 0
-			for _, l := range list {
-				if l.Status == storage.DeliverySucceeded && l.Attempts == 1 {
-					ok++
-				}
-			}
-			return len(list) == events && ok == events,
-				fmt.Sprintf("destination %s: %d of %d deliveries succeeded on the first attempt (want %d)", d.URL, ok, len(list), events)
-		})
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"outreachd/storage"
 )
 
 // What the hub tells an operator: a destination starting to fail and recovering, and the hub
@@ -54,7 +52,7 @@ func (l *healthLog) allow(key string) bool {
 }
 
 // destinations compares the destinations' runs of failures with the last refresh.
-func (l *healthLog) destinations(ds []storage.DestinationFailures) {
+func (l *healthLog) destinations(ds []DestinationFailures) {
 	seen := map[string]bool{}
 	for _, d := range ds {
 		seen[d.ID] = true
@@ -88,7 +86,7 @@ func (l *healthLog) destinations(ds []storage.DestinationFailures) {
 }
 
 // backlog compares the queue with the hub's pace.
-func (l *healthLog) backlog(st storage.DeliveryQueueStats) {
+func (l *healthLog) backlog(st DeliveryQueueStats) {
 	late := st.OldestDue > behindAfter
 	switch {
 	case late && (!l.behind || l.allow("backlog")):
@@ -104,7 +102,7 @@ func (l *healthLog) backlog(st storage.DeliveryQueueStats) {
 }
 
 // observe runs both checks on one refresh of the queue stats.
-func (l *healthLog) observe(ctx context.Context, store *storage.Store, st storage.DeliveryQueueStats) {
+func (l *healthLog) observe(ctx context.Context, store *Store, st DeliveryQueueStats) {
 	l.backlog(st)
 	watch := make([]string, 0, len(l.failing))
 	for id := range l.failing {

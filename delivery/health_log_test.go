@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"outreachd/storage"
 )
 
 // A destination's start of failures and its recovery are logged once each; a destination that
@@ -19,8 +17,8 @@ func TestHealthLogTransitionsAndRate(t *testing.T) {
 	wall := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	l.now = func() time.Time { return wall }
 	count := func(msg string) int { return strings.Count(buf.String(), msg) }
-	dest := func(failures int) []storage.DestinationFailures {
-		return []storage.DestinationFailures{{ID: "dst_1", OrgID: "org_1", Kind: "https", ConsecutiveFailures: failures, Enabled: true}}
+	dest := func(failures int) []DestinationFailures {
+		return []DestinationFailures{{ID: "dst_1", OrgID: "org_1", Kind: "https", ConsecutiveFailures: failures, Enabled: true}}
 	}
 
 	for _, f := range []int{1, 2, 3, 4, 5, 9} { // failing from the third failure on, logged once
@@ -54,14 +52,14 @@ func TestHealthLogTransitionsAndRate(t *testing.T) {
 
 	buf.Reset()
 	for range 120 { // ten minutes behind, refreshed every 5 s
-		l.backlog(storage.DeliveryQueueStats{Due: 5000, Pending: 9000, OldestDue: 2 * time.Minute})
+		l.backlog(DeliveryQueueStats{Due: 5000, Pending: 9000, OldestDue: 2 * time.Minute})
 		wall = wall.Add(5 * time.Second)
 	}
 	if n := count("falling behind"); n < 1 || n > 2*10+1 {
 		t.Fatalf("ten minutes behind gave %d lines", n)
 	}
-	l.backlog(storage.DeliveryQueueStats{Due: 3, OldestDue: time.Second})
-	l.backlog(storage.DeliveryQueueStats{Due: 3, OldestDue: time.Second})
+	l.backlog(DeliveryQueueStats{Due: 3, OldestDue: time.Second})
+	l.backlog(DeliveryQueueStats{Due: 3, OldestDue: time.Second})
 	if count("caught up") != 1 {
 		t.Fatalf("want one caught-up line:\n%s", buf.String())
 	}

@@ -27,6 +27,7 @@ import (
 // hubEnv is a running hub on a fresh database, with one organization.
 type hubEnv struct {
 	st  *storage.Store
+	ds  *delivery.Store
 	hub *delivery.Hub
 	reg *prometheus.Registry
 	org string
@@ -34,10 +35,12 @@ type hubEnv struct {
 }
 
 type hubOpts struct {
-	schedule     []time.Duration
-	timeout      time.Duration
-	allowPrivate bool
-	noRun        bool
+	schedule       []time.Duration
+	timeout        time.Duration
+	allowPrivate   bool
+	noRun          bool
+	perDestination int           // 0: the hub's default
+	idleWake       time.Duration // 0: the hub's default
 }
 
 func startHub(t *testing.T, o hubOpts) *hubEnv {
@@ -48,7 +51,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 	if o.timeout == 0 {
 		o.timeout = 2 * time.Second
 	}
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	ctx := context.Background()
 	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
 	if err != nil {
@@ -64,14 +67,14 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	hub, err := delivery.NewHub(st, sender, sl, reg, delivery.Config{
-		Timeout: o.timeout, RetrySchedule: o.schedule, Secrets: box,
+	hub, err := delivery.NewHub(ds, sender, sl, reg, delivery.Config{
+		Timeout: o.timeout, RetrySchedule: o.schedule, Secrets: box, PerDestination: o.perDestination, IdleWake: o.idleWake,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &hubEnv{st: st, hub: hub, reg: reg, org: org.ID, box: box}
+	e := &hubEnv{st: st, ds: ds, hub: hub, reg: reg, org: org.ID, box: box}
 	if !o.noRun {
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
@@ -92,9 +95,9 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 }
 
 // destination creates an https destination of the env's organization.
-func (e *hubEnv) destination(t *testing.T, url, secret string, events ...string) storage.Destination {
+func (e *hubEnv) destination(t *testing.T, url, secret string, events ...string) delivery.Destination {
 	t.Helper()
-	d := storage.Destination{OrgID: e.org, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Events: events, Enabled: true}
+	d := delivery.Destination{OrgID: e.org, Name: "d", Kind: outreach.DestinationHTTPS, URL: url, Events: events, Enabled: true}
 	if secret != "" {
 		sealed, err := e.box.Seal(secret)
 		if err != nil {
@@ -102,7 +105,7 @@ func (e *hubEnv) destination(t *testing.T, url, secret string, events ...string)
 		}
 		d.SecretSealed = &sealed
 	}
-	out, err := e.st.CreateDestination(context.Background(), d)
+	out, err := e.ds.CreateDestination(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,18 +203,18 @@ func (rc *receiver) waitFor(t *testing.T, d time.Duration, what string, cond fun
 func atLeast(n int) func([]received) bool { return func(r []received) bool { return len(r) >= n } }
 
 // waitFinished waits until every delivery of the destination is finished and returns them.
-func (e *hubEnv) waitFinished(t *testing.T, destID string, want int, d time.Duration) []storage.DeliveryLogEntry {
+func (e *hubEnv) waitFinished(t *testing.T, destID string, want int, d time.Duration) []delivery.DeliveryLogEntry {
 	t.Helper()
-	var list []storage.DeliveryLogEntry
+	var list []delivery.DeliveryLogEntry
 	testenv.Eventually(t, d, func() (bool, string) {
 		var err error
-		list, _, err = e.st.DeliveryLog(context.Background(), e.org, storage.DeliveryLogQuery{DestinationID: destID, Limit: 1000})
+		list, _, err = e.ds.DeliveryLog(context.Background(), e.org, delivery.DeliveryLogQuery{DestinationID: destID, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := 0
 		for _, l := range list {
-			if l.Status != storage.DeliveryPending {
+			if l.Status != delivery.DeliveryPending {
 				done++
 			}
 		}

@@ -1,7 +1,10 @@
-// Package delivery is the event-delivery hub: it sends the deliveries that business transactions
-// commit together with their events (storage fans every event out to its organization's matching
-// destinations before the commit) to each destination (dispatch), retries on the configured
-// schedule, records every attempt, and exports the metrics operators watch.
+// Package delivery is the event-delivery hub: it writes the deliveries of every event inside the
+// business transaction that commits it (Store.FanOut, which storage.Store.InTx calls through the
+// storage.Deliveries interface: one per matching destination of the organization), sends them to
+// each destination (dispatch), retries on the configured schedule, records every attempt, keeps
+// the destinations, their logs and health, prunes what is past retention, and exports the metrics
+// operators watch. It owns its SQL (store*.go) on the pools of the storage.Store it is attached
+// to; storage never imports it.
 //
 // Every process on the database runs the same loops: it hears of new deliveries by NOTIFY,
 // claims due ones with FOR UPDATE SKIP LOCKED, and sends them from its own goroutines with a cap
@@ -24,7 +27,6 @@ import (
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // WebhookSender makes one HTTPS attempt (adapters/webhook.Sender).
@@ -152,7 +154,7 @@ func (c Config) Validate() error {
 
 // Hub is the delivery pipeline of one process. Several processes on one database share the work.
 type Hub struct {
-	store   *storage.Store
+	store   *Store
 	webhook WebhookSender
 	slack   SlackSender
 	cfg     Config
@@ -174,7 +176,7 @@ type Hub struct {
 
 // NewHub builds the hub. slackSender may be nil (Slack destinations then fail their attempts).
 // Metrics are registered on reg; nil registers nowhere.
-func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender SlackSender, reg prometheus.Registerer, cfg Config) (*Hub, error) {
+func NewHub(store *Store, webhookSender WebhookSender, slackSender SlackSender, reg prometheus.Registerer, cfg Config) (*Hub, error) {
 	if store == nil || webhookSender == nil {
 		return nil, errors.New("delivery: a store and a webhook sender are required")
 	}
@@ -185,9 +187,9 @@ func NewHub(store *storage.Store, webhookSender WebhookSender, slackSender Slack
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	// The fan-out (in storage) writes this hub's retry budget and duplicate window into every
-	// delivery it creates.
-	store.SetFanoutPolicy(storage.FanoutPolicy{Attempts: len(cfg.RetrySchedule), DedupeWindow: cfg.DedupeWindow,
+	// The fan-out writes this hub's retry budget and duplicate window into every delivery it
+	// creates, whichever process commits the event.
+	store.SetFanoutPolicy(FanoutPolicy{Attempts: len(cfg.RetrySchedule), DedupeWindow: cfg.DedupeWindow,
 		QueueChunk: cfg.PerDestination})
 	m, err := newMetrics(reg, store.FanoutCounts)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 func TestDeliverySignedEnvelopeAndHeaders(t *testing.T) {
@@ -52,11 +51,11 @@ func TestDeliverySignedEnvelopeAndHeaders(t *testing.T) {
 		}
 	}
 	e.waitFinished(t, plain.ID, 1, 15*time.Second)
-	if list[0].Status != storage.DeliverySucceeded || list[0].Attempts != 1 {
+	if list[0].Status != delivery.DeliverySucceeded || list[0].Attempts != 1 {
 		t.Errorf("delivery = %+v", list[0])
 	}
-	last, err := e.st.LastAttempts(context.Background(), e.org, []string{d.ID})
-	if err != nil || last[d.ID].StatusCode != 200 || last[d.ID].Trigger != storage.TriggerScheduled {
+	last, err := e.ds.LastAttempts(context.Background(), e.org, []string{d.ID})
+	if err != nil || last[d.ID].StatusCode != 200 || last[d.ID].Trigger != delivery.TriggerScheduled {
 		t.Errorf("last attempt = %+v, %v", last[d.ID], err)
 	}
 }
@@ -123,7 +122,7 @@ func TestDeliveryFailures(t *testing.T) {
 			d := e.destination(t, rc.URL, "")
 			e.emit(t, sample(e.org))
 			list := e.waitFinished(t, d.ID, 1, 20*time.Second)
-			atts, err := e.st.DeliveryAttempts(context.Background(), e.org, list[0].ID)
+			atts, err := e.ds.DeliveryAttempts(context.Background(), e.org, list[0].ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,9 +133,9 @@ func TestDeliveryFailures(t *testing.T) {
 			if lastA.StatusCode != c.code || (c.errSubstr != "" && (lastA.Error == nil || !strings.Contains(*lastA.Error, c.errSubstr))) {
 				t.Errorf("last attempt: code %d error %v; want %d %q", lastA.StatusCode, lastA.Error, c.code, c.errSubstr)
 			}
-			wantStatus := storage.DeliveryFailed
+			wantStatus := delivery.DeliveryFailed
 			if c.code == 200 {
-				wantStatus = storage.DeliverySucceeded
+				wantStatus = delivery.DeliverySucceeded
 			}
 			if list[0].Status != wantStatus {
 				t.Errorf("status %s, want %s", list[0].Status, wantStatus)
@@ -153,7 +152,7 @@ func TestDeliveryFailures(t *testing.T) {
 				}
 				c.check(t, at)
 			}
-			dest, err := e.st.GetDestination(context.Background(), e.org, d.ID)
+			dest, err := e.ds.GetDestination(context.Background(), e.org, d.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +177,7 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	d := e.destination(t, rc.URL, "")
 	e.emit(t, sample(e.org))
 	list := e.waitFinished(t, d.ID, 1, 15*time.Second)
-	if list[0].Status != storage.DeliveryFailed || list[0].LastStatusCode == nil || *list[0].LastStatusCode != 302 ||
+	if list[0].Status != delivery.DeliveryFailed || list[0].LastStatusCode == nil || *list[0].LastStatusCode != 302 ||
 		list[0].LastError == nil || !strings.Contains(*list[0].LastError, "redirect") {
 		t.Errorf("delivery = %+v", list[0])
 	}
@@ -194,7 +193,7 @@ func TestPrivateDestinationRefusedAtSendTime(t *testing.T) {
 	d := e.destination(t, rc.URL, "") // stored directly: creation-time checks are not the guard under test
 	e.emit(t, sample(e.org))
 	list := e.waitFinished(t, d.ID, 1, 15*time.Second)
-	atts, err := e.st.DeliveryAttempts(context.Background(), e.org, list[0].ID)
+	atts, err := e.ds.DeliveryAttempts(context.Background(), e.org, list[0].ID)
 	if err != nil || len(atts) != 1 {
 		t.Fatalf("attempts %+v, %v", atts, err)
 	}
@@ -316,7 +315,7 @@ func TestResendAndRecover(t *testing.T) {
 	e.emit(t, sample(e.org), sample(e.org))
 	list := e.waitFinished(t, d.ID, 2, 15*time.Second)
 	for _, l := range list {
-		if l.Status != storage.DeliveryFailed || l.Attempts != 2 {
+		if l.Status != delivery.DeliveryFailed || l.Attempts != 2 {
 			t.Fatalf("before resend: %+v", l)
 		}
 	}
@@ -332,8 +331,8 @@ func TestResendAndRecover(t *testing.T) {
 	}
 	rc.waitFor(t, 15*time.Second, "the manual attempt", atLeast(5))
 	list = e.waitFinished(t, d.ID, 2, 15*time.Second)
-	atts, _ := e.st.DeliveryAttempts(ctx, e.org, list[0].ID)
-	if len(atts) != 3 || atts[2].Trigger != storage.TriggerManual || list[0].Status != storage.DeliveryFailed {
+	atts, _ := e.ds.DeliveryAttempts(ctx, e.org, list[0].ID)
+	if len(atts) != 3 || atts[2].Trigger != delivery.TriggerManual || list[0].Status != delivery.DeliveryFailed {
 		t.Fatalf("after one manual resend: %d attempts %+v, delivery %+v", len(atts), atts, list[0])
 	}
 
@@ -350,7 +349,7 @@ func TestResendAndRecover(t *testing.T) {
 	}
 	list = e.waitFinished(t, d.ID, 2, 15*time.Second)
 	for _, l := range list {
-		if l.Status != storage.DeliverySucceeded {
+		if l.Status != delivery.DeliverySucceeded {
 			t.Errorf("after recover: %+v", l)
 		}
 	}
@@ -384,11 +383,11 @@ func TestSendTest(t *testing.T) {
 	if _, err := e.hub.SendTest(ctx, d, outreach.EventInviteSent); err == nil {
 		t.Error("a kind the destination did not select was sent")
 	}
-	last, err := e.st.LastAttempts(ctx, e.org, []string{d.ID})
-	if err != nil || last[d.ID].Trigger != storage.TriggerTest || last[d.ID].StatusCode != 200 {
+	last, err := e.ds.LastAttempts(ctx, e.org, []string{d.ID})
+	if err != nil || last[d.ID].Trigger != delivery.TriggerTest || last[d.ID].StatusCode != 200 {
 		t.Errorf("last attempt = %+v, %v", last[d.ID], err)
 	}
-	dest, _ := e.st.GetDestination(ctx, e.org, d.ID)
+	dest, _ := e.ds.GetDestination(ctx, e.org, d.ID)
 	if dest.ConsecutiveFailures != 0 {
 		t.Errorf("consecutive_failures = %d after tests", dest.ConsecutiveFailures)
 	}
@@ -398,7 +397,7 @@ func TestSlackDestination(t *testing.T) {
 	t.Parallel()
 	e := startHub(t, hubOpts{allowPrivate: true})
 	rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = w.Write([]byte("ok")) })
-	d, err := e.st.CreateDestination(context.Background(), storage.Destination{OrgID: e.org, Name: "slack",
+	d, err := e.ds.CreateDestination(context.Background(), delivery.Destination{OrgID: e.org, Name: "slack",
 		Kind: outreach.DestinationSlack, URL: rc.URL, Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +405,7 @@ func TestSlackDestination(t *testing.T) {
 	e.emit(t, sample(e.org))
 	list := e.waitFinished(t, d.ID, 1, 15*time.Second)
 	got := rc.requests()
-	if list[0].Status != storage.DeliverySucceeded || len(got) != 1 || !strings.Contains(string(got[0].body), `"blocks"`) {
+	if list[0].Status != delivery.DeliverySucceeded || len(got) != 1 || !strings.Contains(string(got[0].body), `"blocks"`) {
 		t.Fatalf("delivery %+v; %d requests: %s", list[0], len(got), got[0].body)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"outreachd/storage"
 )
 
 // listen holds one dedicated connection that LISTENs for deliveries that became due now (sent by
@@ -38,13 +36,13 @@ func (h *Hub) listen(ctx context.Context) error {
 // fails; connected runs once it listens.
 func (h *Hub) listenOnce(ctx context.Context, connected func()) error {
 	started := time.Now()
-	conn, err := pgx.ConnectConfig(ctx, h.store.Pool().Config().ConnConfig.Copy())
+	conn, err := pgx.ConnectConfig(ctx, h.store.connConfig())
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{storage.NotifyDeliveries}.Sanitize()); err != nil {
-		return fmt.Errorf("listen %s: %w", storage.NotifyDeliveries, err)
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{NotifyDeliveries}.Sanitize()); err != nil {
+		return fmt.Errorf("listen %s: %w", NotifyDeliveries, err)
 	}
 	h.health.ok(started)
 	connected()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // AttemptView is the result of one attempt as the API and the CLI show it.
@@ -31,7 +30,7 @@ type AttemptView struct {
 // it as a 'test' attempt and returns its result. kind "" picks the first kind d selected (the
 // first of the catalog when d selected all); a kind d did not select is refused. A test send does
 // not count toward the destination's consecutive failures. It works without Run.
-func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach.EventKind) (AttemptView, error) {
+func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKind) (AttemptView, error) {
 	selected := make([]outreach.EventKind, len(d.Events))
 	for i, e := range d.Events {
 		selected[i] = outreach.EventKind(e)
@@ -43,7 +42,7 @@ func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach
 		}
 	}
 	if !kind.Valid() {
-		return AttemptView{}, outreach.Invalidf("unknown event kind %q", kind)
+		return AttemptView{}, unknownKind("event", string(kind), false)
 	}
 	if !kind.Matches(selected) {
 		return AttemptView{}, outreach.Invalidf("the destination does not receive %s events", kind)
@@ -60,21 +59,21 @@ func (h *Hub) SendTest(ctx context.Context, d storage.Destination, kind outreach
 	res := h.attempt(ctx, t, id, string(kind), body, at)
 	h.metrics.duration.WithLabelValues(t.Kind).Observe(res.Duration.Seconds())
 	h.metrics.attempts.WithLabelValues(string(kind), t.Kind, resultTest).Inc()
-	rec := storage.AttemptRecord{
+	rec := AttemptRecord{
 		DestinationID: d.ID, OrgID: d.OrgID, EventID: ev.ID, EventKind: string(kind), Attempt: 1, WebhookID: id,
-		Trigger: storage.TriggerTest, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
+		Trigger: TriggerTest, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
 		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Succeeded: res.OK,
 	}
-	if err := h.store.RecordAttempts(context.WithoutCancel(ctx), []storage.AttemptRecord{rec}); err != nil {
+	if err := h.store.RecordAttempts(context.WithoutCancel(ctx), []AttemptRecord{rec}); err != nil {
 		return AttemptView{}, err
 	}
-	return AttemptView{DeliveryID: id, DestinationID: d.ID, Event: kind, Attempt: 1, Trigger: storage.TriggerTest,
+	return AttemptView{DeliveryID: id, DestinationID: d.ID, Event: kind, Attempt: 1, Trigger: TriggerTest,
 		At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error, Duration: res.Duration,
 		ResponseExcerpt: res.Body, OK: res.OK}, nil
 }
 
-func targetOf(d storage.Destination) storage.DeliveryTarget {
-	t := storage.DeliveryTarget{ID: d.ID, OrgID: d.OrgID, Name: d.Name, Kind: d.Kind, URL: d.URL,
+func targetOf(d Destination) DeliveryTarget {
+	t := DeliveryTarget{ID: d.ID, OrgID: d.OrgID, Name: d.Name, Kind: d.Kind, URL: d.URL,
 		SlackChannel: d.SlackChannel, Enabled: d.Enabled}
 	if d.SecretSealed != nil {
 		t.SecretSealed = *d.SecretSealed

@@ -2,8 +2,6 @@ package delivery
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-
-	"outreachd/storage"
 )
 
 // Metric results of one attempt (label "result" of outreachd_delivery_attempts_total).
@@ -28,9 +26,9 @@ type metrics struct {
 }
 
 // newMetrics registers the hub's series on reg. The fan-out's totals are the store's counters
-// (the fan-out runs in the business transactions, storage.Store.FanoutCounts): they count what
+// (the fan-out runs in the business transactions, Store.FanoutCounts): they count what
 // this process committed.
-func newMetrics(reg prometheus.Registerer, fanout func() storage.FanoutCounts) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, fanout func() FanoutCounts) (*metrics, error) {
 	m := &metrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "outreachd_delivery_attempts_total",
@@ -67,16 +65,16 @@ func newMetrics(reg prometheus.Registerer, fanout func() storage.FanoutCounts) (
 			Help: "Attempts in flight in this process, by budget (first, retry).",
 		}, []string{"budget"}),
 	}
-	counter := func(name, help string, f func(storage.FanoutCounts) int64) prometheus.Collector {
+	counter := func(name, help string, f func(FanoutCounts) int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f(fanout())) })
 	}
 	for _, c := range []prometheus.Collector{m.attempts, m.outcomes, m.duration, m.lag, m.queueDepth, m.oldestPending, m.failing, m.inFlight,
 		counter("outreachd_delivery_fanout_events_total", "Events committed by this process (each fanned out in its own transaction).",
-			func(c storage.FanoutCounts) int64 { return c.Events }),
+			func(c FanoutCounts) int64 { return c.Events }),
 		counter("outreachd_delivery_fanout_deliveries_total", "Deliveries created by this process's commits (one per event and matching destination).",
-			func(c storage.FanoutCounts) int64 { return c.Created }),
+			func(c FanoutCounts) int64 { return c.Created }),
 		counter("outreachd_delivery_fanout_collapsed_total", "Deliveries not created because an identical payload went to the same destination within 24 h.",
-			func(c storage.FanoutCounts) int64 { return c.Collapsed }),
+			func(c FanoutCounts) int64 { return c.Collapsed }),
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err

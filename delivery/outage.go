@@ -9,8 +9,8 @@ import (
 	"outreachd/storage"
 )
 
-// dbHealth is the hub's view of whether PostgreSQL answers. Every loop of the hub (fan-out,
-// hand-off, claims, recorder, gauges, listener) reports the database errors it meets here
+// dbHealth is the hub's view of whether PostgreSQL answers. Every loop of the hub (the two claim
+// loops, the recorder, the gauges, the listener) reports the database errors it meets here
 // instead of logging them: while the database is away the log gets one line when the failures
 // start and one when they end, not one per event or per poll, and each loop waits an exponential
 // backoff (100 ms doubling to at most 5 s) between tries. Errors that are not about reaching the

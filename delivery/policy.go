@@ -2,8 +2,6 @@ package delivery
 
 import (
 	"time"
-
-	"outreachd/storage"
 )
 
 // policy decides what happens to a delivery after an attempt: the delivery rules of docs/api.md
@@ -22,7 +20,7 @@ type attemptResult struct {
 
 // verdict is the delivery's next state.
 type verdict struct {
-	Status string    // storage.DeliveryPending, DeliverySucceeded or DeliveryFailed
+	Status string    // DeliveryPending, DeliverySucceeded or DeliveryFailed
 	Next   time.Time // when pending: the next attempt
 }
 
@@ -40,9 +38,9 @@ type verdict struct {
 func (p policy) decide(attempt, maxAttempts int, res attemptResult, now time.Time) verdict {
 	switch {
 	case res.OK:
-		return verdict{Status: storage.DeliverySucceeded}
+		return verdict{Status: DeliverySucceeded}
 	case attempt >= maxAttempts:
-		return verdict{Status: storage.DeliveryFailed}
+		return verdict{Status: DeliveryFailed}
 	}
 	inBudget := attempt - (maxAttempts - len(p.schedule))
 	if inBudget < 1 {
@@ -55,7 +53,7 @@ func (p policy) decide(attempt, maxAttempts int, res attemptResult, now time.Tim
 	if res.RetryAfter > delay {
 		delay = min(res.RetryAfter, p.longest())
 	}
-	return verdict{Status: storage.DeliveryPending, Next: now.Add(delay)}
+	return verdict{Status: DeliveryPending, Next: now.Add(delay)}
 }
 
 func (p policy) jittered(d time.Duration) time.Duration {

@@ -3,8 +3,6 @@ package delivery
 import (
 	"testing"
 	"time"
-
-	"outreachd/storage"
 )
 
 func TestPolicyDecide(t *testing.T) {
@@ -19,17 +17,17 @@ func TestPolicyDecide(t *testing.T) {
 		status       string
 		delay        time.Duration
 	}{
-		{"2xx succeeds", 1, 4, attemptResult{OK: true}, 0.5, storage.DeliverySucceeded, 0},
-		{"first failure waits the second delay", 1, 4, attemptResult{}, 0.5, storage.DeliveryPending, 30 * time.Second},
-		{"third failure waits the fourth delay", 3, 4, attemptResult{}, 0.5, storage.DeliveryPending, 30 * time.Minute},
-		{"fourth failure is final", 4, 4, attemptResult{}, 0.5, storage.DeliveryFailed, 0},
-		{"jitter low end", 1, 4, attemptResult{}, 0, storage.DeliveryPending, 27 * time.Second},
-		{"jitter high end", 1, 4, attemptResult{}, 0.999999999, storage.DeliveryPending, 33 * time.Second},
-		{"Retry-After longer than the delay wins", 1, 4, attemptResult{RetryAfter: 2 * time.Minute}, 0.5, storage.DeliveryPending, 2 * time.Minute},
-		{"Retry-After shorter than the delay is ignored", 2, 4, attemptResult{RetryAfter: time.Minute}, 0.5, storage.DeliveryPending, 5 * time.Minute},
-		{"Retry-After is capped by the longest delay", 1, 4, attemptResult{RetryAfter: 24 * time.Hour}, 0.5, storage.DeliveryPending, 30 * time.Minute},
-		{"recovered delivery starts a fresh budget", 5, 8, attemptResult{}, 0.5, storage.DeliveryPending, 30 * time.Second},
-		{"manual resend of a failed delivery is final", 5, 5, attemptResult{}, 0.5, storage.DeliveryFailed, 0},
+		{"2xx succeeds", 1, 4, attemptResult{OK: true}, 0.5, DeliverySucceeded, 0},
+		{"first failure waits the second delay", 1, 4, attemptResult{}, 0.5, DeliveryPending, 30 * time.Second},
+		{"third failure waits the fourth delay", 3, 4, attemptResult{}, 0.5, DeliveryPending, 30 * time.Minute},
+		{"fourth failure is final", 4, 4, attemptResult{}, 0.5, DeliveryFailed, 0},
+		{"jitter low end", 1, 4, attemptResult{}, 0, DeliveryPending, 27 * time.Second},
+		{"jitter high end", 1, 4, attemptResult{}, 0.999999999, DeliveryPending, 33 * time.Second},
+		{"Retry-After longer than the delay wins", 1, 4, attemptResult{RetryAfter: 2 * time.Minute}, 0.5, DeliveryPending, 2 * time.Minute},
+		{"Retry-After shorter than the delay is ignored", 2, 4, attemptResult{RetryAfter: time.Minute}, 0.5, DeliveryPending, 5 * time.Minute},
+		{"Retry-After is capped by the longest delay", 1, 4, attemptResult{RetryAfter: 24 * time.Hour}, 0.5, DeliveryPending, 30 * time.Minute},
+		{"recovered delivery starts a fresh budget", 5, 8, attemptResult{}, 0.5, DeliveryPending, 30 * time.Second},
+		{"manual resend of a failed delivery is final", 5, 5, attemptResult{}, 0.5, DeliveryFailed, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -38,7 +36,7 @@ func TestPolicyDecide(t *testing.T) {
 			if v.Status != c.status {
 				t.Fatalf("status %s, want %s", v.Status, c.status)
 			}
-			if c.status == storage.DeliveryPending {
+			if c.status == DeliveryPending {
 				if got := v.Next.Sub(now); got < c.delay-time.Millisecond || got > c.delay+time.Millisecond {
 					t.Fatalf("next attempt in %s, want %s", got, c.delay)
 				}

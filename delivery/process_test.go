@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -40,17 +41,12 @@ func (c countingReceiver) counts() (byEvent map[string]int, byDelivery map[strin
 func processEnv(t *testing.T, url string) (dbURL string, st *storage.Store, org string) {
 	t.Helper()
 	dbURL = testenv.DatabaseURL(t)
-	var err error
-	st, err = storage.Open(context.Background(), dbURL, storage.Config{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st, ds := testenv.OpenStores(t, dbURL, 4)
 	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateDestination(context.Background(), storage.Destination{OrgID: o.ID, Name: "r",
+	if _, err := ds.CreateDestination(context.Background(), delivery.Destination{OrgID: o.ID, Name: "r",
 		Kind: outreach.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}

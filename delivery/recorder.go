@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // recorder writes attempt outcomes in batches: whatever accumulated while the previous batch was
@@ -19,10 +18,10 @@ import (
 // (stop) only makes it write what is left and return; the hard limit is the context given to
 // run, which the hub cancels when its shutdown grace is spent.
 type recorder struct {
-	store   *storage.Store
+	store   *Store
 	log     *slog.Logger
 	health  *dbHealth
-	in      chan storage.AttemptRecord
+	in      chan AttemptRecord
 	stop    chan struct{} // closed: write what is left, then return
 	done    chan struct{} // closed when run returned; later records are dropped
 	written func()        // wakes the retry loop: a newly scheduled retry may be its next due time
@@ -34,14 +33,14 @@ const (
 	recordTry = 30 * time.Second
 )
 
-func newRecorder(store *storage.Store, log *slog.Logger, health *dbHealth, written func()) *recorder {
-	return &recorder{store: store, log: log, health: health, in: make(chan storage.AttemptRecord, 8192),
+func newRecorder(store *Store, log *slog.Logger, health *dbHealth, written func()) *recorder {
+	return &recorder{store: store, log: log, health: health, in: make(chan AttemptRecord, 8192),
 		stop: make(chan struct{}), done: make(chan struct{}), written: written}
 }
 
 // add queues one outcome. After the recorder has returned (a send that outlived the shutdown
 // grace) the record is dropped: its delivery is still leased and is sent again after the lease.
-func (r *recorder) add(rec storage.AttemptRecord) {
+func (r *recorder) add(rec AttemptRecord) {
 	select {
 	case r.in <- rec:
 	case <-r.done:
@@ -52,7 +51,7 @@ func (r *recorder) add(rec storage.AttemptRecord) {
 // when it ends, what is not yet written is given up (and reported).
 func (r *recorder) run(ctx context.Context) {
 	defer close(r.done)
-	batch := make([]storage.AttemptRecord, 0, recordBatch)
+	batch := make([]AttemptRecord, 0, recordBatch)
 	for {
 		select {
 		case <-ctx.Done():
@@ -80,7 +79,7 @@ func (r *recorder) run(ctx context.Context) {
 }
 
 // fill adds queued records to batch, up to recordBatch, without waiting.
-func (r *recorder) fill(batch []storage.AttemptRecord) []storage.AttemptRecord {
+func (r *recorder) fill(batch []AttemptRecord) []AttemptRecord {
 	for len(batch) < recordBatch {
 		select {
 		case rec := <-r.in:
@@ -102,7 +101,7 @@ func (r *recorder) giveUp(n int) {
 // write retries until the batch is stored or ctx ends (false): losing a record would only cause
 // a resend after the lease (at least once), but keeping it is cheaper for everyone. An
 // unreachable database is reported to dbHealth (one log line per outage) and backed off.
-func (r *recorder) write(ctx context.Context, batch []storage.AttemptRecord) bool {
+func (r *recorder) write(ctx context.Context, batch []AttemptRecord) bool {
 	if len(batch) == 0 {
 		return true
 	}

@@ -62,12 +62,13 @@ func (c RetentionConfig) Validate() error {
 // Retention removes what is past the retention policy from the hub's tables: finished
 // deliveries with their attempts, attempts of finished deliveries and test sends, payloads no
 // delivery refers to, and old outbox rows. It works in short statements of at
-// most Batch rows each (storage.Prune*), from its own goroutine, so it never holds a long
+// most Batch rows each (Store.Prune*, Outbox.PruneOutbox), from its own goroutine, so it never holds a long
 // transaction or blocks delivery; what it removed is counted in
 // outreachd_retention_deleted_rows_total{table}. Several processes may run it: the statements
 // are idempotent.
 type Retention struct {
-	store   *storage.Store
+	store   *Store
+	outbox  Outbox
 	cfg     RetentionConfig
 	log     *slog.Logger
 	deleted *prometheus.CounterVec
@@ -81,10 +82,16 @@ const (
 	tableOutbox     = "watermill_events"
 )
 
+// Outbox prunes the outbox, whose table and SQL are storage's (storage.Store.PruneOutbox): at most
+// limit rows written before cutoff, reporting how many went and whether the pass is done.
+type Outbox interface {
+	PruneOutbox(ctx context.Context, cutoff time.Time, limit int) (deleted int64, done bool, err error)
+}
+
 // NewRetention builds the retention worker; its metric is registered on reg (nil: nowhere).
-func NewRetention(store *storage.Store, reg prometheus.Registerer, cfg RetentionConfig) (*Retention, error) {
-	if store == nil {
-		return nil, errors.New("retention: a store is required")
+func NewRetention(store *Store, outbox Outbox, reg prometheus.Registerer, cfg RetentionConfig) (*Retention, error) {
+	if store == nil || outbox == nil {
+		return nil, errors.New("retention: the hub's store and the outbox are required")
 	}
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -102,7 +109,7 @@ func NewRetention(store *storage.Store, reg prometheus.Registerer, cfg Retention
 			return nil, err
 		}
 	}
-	return &Retention{store: store, cfg: cfg, log: cfg.Logger, deleted: deleted}, nil
+	return &Retention{store: store, outbox: outbox, cfg: cfg, log: cfg.Logger, deleted: deleted}, nil
 }
 
 // Run makes a pass every Interval until ctx ends.
@@ -133,14 +140,14 @@ func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
 		// then the payloads that no delivery refers to any more.
 		steps := []struct {
 			table string
-			prune func(context.Context, time.Time, string, int) (storage.PruneBatch, error)
+			prune func(context.Context, time.Time, string, int) (PruneBatch, error)
 		}{
 			{tableDeliveries, r.store.PruneDeliveries},
 			{tableAttempts, r.store.PruneAttempts},
 			{tablePayloads, r.store.PrunePayloads},
 		}
 		for _, s := range steps {
-			n, err := r.pass(ctx, s.table, func(after string) (storage.PruneBatch, error) {
+			n, err := r.pass(ctx, s.table, func(after string) (PruneBatch, error) {
 				return s.prune(ctx, cutoff, after, r.cfg.Batch)
 			})
 			removed[s.table] += n
@@ -150,8 +157,9 @@ func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
 		}
 	}
 	if r.cfg.Outbox > 0 {
-		n, err := r.pass(ctx, tableOutbox, func(string) (storage.PruneBatch, error) {
-			return r.store.PruneOutbox(ctx, now.Add(-r.cfg.Outbox), r.cfg.Batch)
+		n, err := r.pass(ctx, tableOutbox, func(string) (PruneBatch, error) {
+			deleted, done, err := r.outbox.PruneOutbox(ctx, now.Add(-r.cfg.Outbox), r.cfg.Batch)
+			return PruneBatch{Deleted: deleted, Done: done}, err
 		})
 		removed[tableOutbox] += n
 		if err != nil {
@@ -162,7 +170,7 @@ func (r *Retention) RunOnce(ctx context.Context) (map[string]int64, error) {
 }
 
 // pass runs one table's statements until it reaches rows younger than the cutoff.
-func (r *Retention) pass(ctx context.Context, table string, step func(after string) (storage.PruneBatch, error)) (int64, error) {
+func (r *Retention) pass(ctx context.Context, table string, step func(after string) (PruneBatch, error)) (int64, error) {
 	var total int64
 	after := ""
 	for {

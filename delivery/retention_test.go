@@ -14,7 +14,6 @@ import (
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // TestRetentionRemovesOnlyWhatIsPast builds every kind of row the policy must tell apart —
@@ -25,7 +24,7 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	t.Parallel()
 	e := startHub(t, hubOpts{noRun: true})
 	ctx := context.Background()
-	st := e.st
+	st, ds := e.st, e.ds
 	dst := e.destination(t, "https://receiver.example/hook", "")
 	// Ten events: e0–e5 succeeded, e6–e7 failed, e8 pending (all two hours old), e9 succeeded now.
 	var events []outreach.Event
@@ -40,27 +39,27 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	for i, ev := range events {
 		ids[i] = outreach.DeliveryID(ev.ID, dst.ID)
 	}
-	var recs []storage.AttemptRecord
+	var recs []delivery.AttemptRecord
 	for i, id := range ids {
-		status := storage.DeliverySucceeded
+		status := delivery.DeliverySucceeded
 		switch {
 		case i == 6 || i == 7:
-			status = storage.DeliveryFailed
+			status = delivery.DeliveryFailed
 		case i == 8:
-			status = storage.DeliveryPending
+			status = delivery.DeliveryPending
 		}
-		r := storage.AttemptRecord{DeliveryID: id, DestinationID: dst.ID, OrgID: e.org, EventID: events[i].ID,
-			EventKind: string(events[i].Kind), Attempt: 1, Trigger: storage.TriggerScheduled, At: time.Now(), URL: dst.URL,
-			StatusCode: 200, Status: status, Succeeded: status == storage.DeliverySucceeded}
-		if status == storage.DeliveryPending {
+		r := delivery.AttemptRecord{DeliveryID: id, DestinationID: dst.ID, OrgID: e.org, EventID: events[i].ID,
+			EventKind: string(events[i].Kind), Attempt: 1, Trigger: delivery.TriggerScheduled, At: time.Now(), URL: dst.URL,
+			StatusCode: 200, Status: status, Succeeded: status == delivery.DeliverySucceeded}
+		if status == delivery.DeliveryPending {
 			next := time.Now().Add(time.Hour)
 			r.NextAttemptAt, r.StatusCode = &next, 500
 		}
 		recs = append(recs, r)
 	}
-	recs = append(recs, storage.AttemptRecord{DestinationID: dst.ID, OrgID: e.org, EventID: "evt_test", EventKind: "campaign_started",
-		Attempt: 1, Trigger: storage.TriggerTest, At: time.Now(), URL: dst.URL, StatusCode: 200, Succeeded: true})
-	if err := st.RecordAttempts(ctx, recs); err != nil {
+	recs = append(recs, delivery.AttemptRecord{DestinationID: dst.ID, OrgID: e.org, EventID: "evt_test", EventKind: "campaign_started",
+		Attempt: 1, Trigger: delivery.TriggerTest, At: time.Now(), URL: dst.URL, StatusCode: 200, Succeeded: true})
+	if err := ds.RecordAttempts(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
 	exec := func(sql string, args ...any) {
@@ -83,7 +82,7 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	ageOutbox(6)
 
 	reg := prometheus.NewRegistry()
-	ret, err := delivery.NewRetention(st, reg, delivery.RetentionConfig{Attempts: time.Hour, Outbox: time.Hour, Batch: 3, Pause: time.Millisecond})
+	ret, err := delivery.NewRetention(ds, st, reg, delivery.RetentionConfig{Attempts: time.Hour, Outbox: time.Hour, Batch: 3, Pause: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,19 +139,19 @@ func TestRetentionRemovesOnlyWhatIsPast(t *testing.T) {
 	}
 
 	// Resend and recover say what is gone.
-	if err := st.ResendDelivery(ctx, e.org, ids[0]); !errors.Is(err, outreach.ErrPastRetention) || !strings.Contains(err.Error(), "retention") {
+	if err := ds.ResendDelivery(ctx, e.org, ids[0]); !errors.Is(err, outreach.ErrPastRetention) || !strings.Contains(err.Error(), "retention") {
 		t.Errorf("resend of a removed delivery: %v; want ErrPastRetention", err)
 	}
-	if err := st.ResendDelivery(ctx, e.org, outreach.NewID("dlv")); !errors.Is(err, outreach.ErrNotFound) {
+	if err := ds.ResendDelivery(ctx, e.org, outreach.NewID("dlv")); !errors.Is(err, outreach.ErrNotFound) {
 		t.Errorf("resend of an id that never existed: %v; want ErrNotFound", err)
 	}
-	if err := st.ResendDelivery(ctx, e.org, ids[9]); err != nil {
+	if err := ds.ResendDelivery(ctx, e.org, ids[9]); err != nil {
 		t.Errorf("resend of a kept delivery: %v", err)
 	}
-	if _, err := st.RecoverDeliveries(ctx, e.org, "", time.Now().Add(-3*time.Hour), time.Now(), 4); !errors.Is(err, outreach.ErrPastRetention) {
+	if _, err := ds.RecoverDeliveries(ctx, e.org, "", time.Now().Add(-3*time.Hour), time.Now(), 4); !errors.Is(err, outreach.ErrPastRetention) {
 		t.Errorf("recover from before the removed deliveries: %v; want ErrPastRetention", err)
 	}
-	if _, err := st.RecoverDeliveries(ctx, e.org, "", time.Now().Add(-time.Hour), time.Now(), 4); err != nil {
+	if _, err := ds.RecoverDeliveries(ctx, e.org, "", time.Now().Add(-time.Hour), time.Now(), 4); err != nil {
 		t.Errorf("recover of a range after them: %v", err)
 	}
 }
@@ -191,11 +190,7 @@ func TestRetentionThroughTheAPI(t *testing.T) {
 		"RATE_LIMIT_PER_MINUTE=100000")
 	org := testenv.NewOrg(t, srv)
 	testenv.Admin(t, db, "destination", "create", "--org", org.ID, "--url", rc.URL)
-	st, err := storage.Open(context.Background(), db, storage.Config{MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := testenv.OpenStores(t, db, 2)
 	ids := emitN(t, st, org.ID, 3)
 	rc.waitFor(t, 30*time.Second, "three deliveries", allArrived(ids))
 	waitNoPending(t, st, 30*time.Second)

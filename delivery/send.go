@@ -11,7 +11,6 @@ import (
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // HeaderEvent carries the event kind on every delivery, so receivers can route before parsing.
@@ -31,7 +30,7 @@ type sendResult struct {
 // attempt sends payload to one destination once: an HTTPS POST with the delivery headers of docs/api.md and
 // both signatures when the destination has a secret, or a Slack message. It never returns an
 // error: every failure is an attempt result to record.
-func (h *Hub) attempt(ctx context.Context, t storage.DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {
+func (h *Hub) attempt(ctx context.Context, t DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {
 	switch t.Kind {
 	case outreach.DestinationSlack:
 		return h.attemptSlack(ctx, t, payload)
@@ -40,7 +39,7 @@ func (h *Hub) attempt(ctx context.Context, t storage.DeliveryTarget, deliveryID,
 	}
 }
 
-func (h *Hub) attemptHTTPS(ctx context.Context, t storage.DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {
+func (h *Hub) attemptHTTPS(ctx context.Context, t DeliveryTarget, deliveryID, kind string, payload []byte, at time.Time) sendResult {
 	secret, err := h.open(t.SecretSealed)
 	if err != nil {
 		// Never send unsigned what the receiver expects signed.
@@ -67,7 +66,7 @@ func deliveryHeaders(secret, previous, deliveryID, kind string, at time.Time, pa
 	return hdr
 }
 
-func (h *Hub) attemptSlack(ctx context.Context, t storage.DeliveryTarget, payload []byte) sendResult {
+func (h *Hub) attemptSlack(ctx context.Context, t DeliveryTarget, payload []byte) sendResult {
 	res := sendResult{URL: t.URL}
 	if t.URL == "" {
 		res.URL = "slack:" + t.SlackChannel

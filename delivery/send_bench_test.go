@@ -24,7 +24,7 @@ import (
 // 204. Client and receiver share the process, so cpu-µs/send is the whole exchange: both sides'
 // user time and the kernel's loopback work charged to them (getrusage). It bounds what a machine
 // can deliver whatever the database does: deliveries/s ≤ cores × 10⁶ / cpu-µs/send, before a
-// single row is written (docs/performance.md, "Issue 14, eighth session"). Run with
+// single row is written (docs/performance.md, "What bounds this machine"). Run with
 //
 //	go test -run '^$' -bench SendCeiling -benchtime 20000x ./delivery/
 func BenchmarkSendCeiling(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 )
 
 // Queries of the application's pages (package webapp) that the API does not need. Every one is
-// scoped by organization and served by an index (migration 040 and the delivery indexes).
+// scoped by organization and served by an index (migration 040).
 
 // APIKeyRow is one key as the API keys page lists it; the key itself is never stored.
 type APIKeyRow struct {
@@ -49,83 +49,6 @@ func (s *Store) RevokeOrgAPIKey(ctx context.Context, orgID, keyID string) error 
 		return outreach.NotFound("key %s", keyID)
 	}
 	return nil
-}
-
-// HourHealth counts the attempts of one hour: delivered (2xx) and failed. Test sends are left
-// out: they say nothing about the events the destination received.
-type HourHealth struct {
-	Hour      time.Time
-	Delivered int
-	Failed    int
-}
-
-// DestinationHealth returns, per destination of destIDs (of orgID), the attempts of each hour
-// from since (truncated to the hour) on, oldest first, from the hourly rollup (migration 041).
-// Hours without attempts are absent.
-func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []string, since time.Time) (map[string][]HourHealth, error) {
-	out := make(map[string][]HourHealth, len(destIDs))
-	if len(destIDs) == 0 {
-		return out, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT h.destination_id, h.hour, h.delivered, h.failed
-		FROM delivery_health_hourly h JOIN destinations d ON d.id = h.destination_id AND d.org_id = $1
-		WHERE h.destination_id = ANY($2) AND h.hour >= $3
-		ORDER BY 1, 2`, orgID, destIDs, since.Truncate(time.Hour))
-	if err != nil {
-		return nil, fmt.Errorf("destination health: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var h HourHealth
-		if err := rows.Scan(&id, &h.Hour, &h.Delivered, &h.Failed); err != nil {
-			return nil, fmt.Errorf("destination health: %w", err)
-		}
-		out[id] = append(out[id], h)
-	}
-	return out, rows.Err()
-}
-
-// AttemptFilter narrows a destination's attempt log; zero fields do not filter. Outcome is
-// "delivered" (2xx) or "failed".
-type AttemptFilter struct {
-	Event   string
-	Outcome string
-	Limit   int
-	Offset  int
-}
-
-// FilteredAttemptLog pages through a destination's attempts, newest first, with the filter
-// applied; more reports whether a further page exists (no count: the page stays cheap on a long
-// log). The caller checks first that the destination belongs to orgID.
-func (s *Store) FilteredAttemptLog(ctx context.Context, orgID, destID string, f AttemptFilter) (list []AttemptLogEntry, more bool, err error) {
-	// The conditions are spelled exactly as the partial indexes of migration 042, so the planner
-	// can use them.
-	where := `destination_id = $2 AND org_id = $1`
-	args := []any{orgID, destID, f.Limit + 1, f.Offset}
-	if f.Event != "" {
-		args = append(args, f.Event)
-		where += ` AND event_kind = $5`
-	}
-	switch f.Outcome {
-	case "delivered":
-		where += ` AND (error IS NULL AND status_code BETWEEN 200 AND 299)`
-	case "failed":
-		where += ` AND NOT (error IS NULL AND status_code BETWEEN 200 AND 299)`
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts WHERE `+where+`
-		ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`, args...)
-	if err != nil {
-		return nil, false, fmt.Errorf("attempt log: %w", err)
-	}
-	list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (AttemptLogEntry, error) { return scanAttempt(r) })
-	if err != nil {
-		return nil, false, fmt.Errorf("attempt log: %w", err)
-	}
-	if len(list) > f.Limit {
-		return list[:f.Limit], true, nil
-	}
-	return list, false, nil
 }
 
 // LiveIntakeToken reports since when the campaign has a live intake URL (ok false: none). The

@@ -22,7 +22,7 @@ const migrationLock = 7_203_114_001
 // Migrate applies every embedded migration not yet recorded, each in its own transaction, and
 // initializes the outbox table. Concurrent callers wait for each other on an advisory lock.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.applyMigrationsThrough(ctx, ""); err != nil {
+	if err := s.MigrateThrough(ctx, ""); err != nil {
 		return err
 	}
 	// After the migrations' connection went back to the pool: a one-shot process (the operator
@@ -30,9 +30,10 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return s.initOutbox(ctx)
 }
 
-// applyMigrationsThrough applies the migrations not yet recorded up to and including version
-// last ("" for all of them), under the migration lock. Upgrade tests stop at an old version.
-func (s *Store) applyMigrationsThrough(ctx context.Context, last string) error {
+// MigrateThrough applies the migrations not yet recorded up to and including version last ("" for
+// all of them), under the migration lock, without initializing the outbox. Migrate runs it whole;
+// upgrade tests stop at an old version to get a database as that release left it.
+func (s *Store) MigrateThrough(ctx context.Context, last string) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: acquire: %w", err)

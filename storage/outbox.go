@@ -16,7 +16,7 @@ import (
 
 // The outbox is the record of every domain event committed, written through watermill-sql's
 // publisher inside the business transaction (Store.InTx), in commit order. Deliveries do not
-// wait for anyone to read it: the same transaction writes them (fanout.go). It is what an operator
+// wait for anyone to read it: the same transaction writes them (Deliveries). It is what an operator
 // or a test reads to see what a change emitted, what retention ages out (RETENTION_OUTBOX), and
 // the stream a Watermill subscriber would forward to a broker (docs/scaling.md).
 
@@ -104,10 +104,12 @@ const legacyFanoutGroup = "fanout"
 const outboxOffsetsTable = `"watermill_offsets_events"`
 
 // catchUpLegacyFanout writes the deliveries of the events an earlier version committed and its
-// outbox consumer had not read yet when it stopped, with the same rules and ids the fan-out
-// uses, then forgets that consumer's position: after an upgrade, no committed event is left
-// without its deliveries. Stop every process of the earlier version first (docs/operations.md).
-// A database that never ran one has no such position, and this reads nothing.
+// outbox consumer had not read yet when it stopped, through the same Deliveries as every business
+// transaction (so with the same rules and ids), then forgets that consumer's position: after an
+// upgrade, no committed event is left without its deliveries. Stop every process of the earlier
+// version first (docs/operations.md). A database that never ran one has no such position, and
+// this reads nothing. It reads and clears the outbox's own bookkeeping, which is why it is here
+// and not in the hub.
 func (s *Store) catchUpLegacyFanout(ctx context.Context) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		rows, err := tx.Query(ctx, `SELECT e.uuid, e.payload, coalesce(e.metadata->>$2, '')
@@ -145,6 +147,7 @@ func (s *Store) catchUpLegacyFanout(ctx context.Context) error {
 			if err != nil {
 				emitted = time.Now()
 			}
+			// Not announced: the dispatchers find these deliveries by their poll once they run.
 			if _, err := s.fanOut(ctx, tx.Tx, events[i:i+1], bodies[i:i+1], emitted); err != nil {
 				return fmt.Errorf("fan out event %s of an earlier version: %w", events[i].ID, err)
 			}
@@ -178,4 +181,30 @@ func (s *Store) OutboxEvents(ctx context.Context, orgID string) ([]outreach.Even
 		out = append(out, ev)
 	}
 	return out, rows.Err()
+}
+
+// PruneOutbox removes outbox rows written before cutoff, at most limit in one short statement on
+// the asynchronous pool (a removal lost in a database crash is done again), and reports how many
+// went and whether the pass is done. The outbox is the record of every event committed; nothing
+// reads it to deliver (deliveries are written in the event's own transaction), so age alone
+// decides. It reads the limit oldest rows in key order, which is commit order: the first row
+// younger than the cutoff ends the pass. The delivery hub's retention worker drives it beside its
+// own tables' (RETENTION_OUTBOX); the table and its schema are the outbox's, so its SQL is here.
+func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time, limit int) (deleted int64, done bool, err error) {
+	err = s.async.QueryRow(ctx, `
+WITH head AS (
+    SELECT transaction_id, "offset", created_at FROM watermill_events
+    ORDER BY transaction_id, "offset" LIMIT $1
+), gone AS (
+    DELETE FROM watermill_events e USING head h
+    WHERE e.transaction_id = h.transaction_id AND e."offset" = h."offset" AND h.created_at::timestamptz < $2
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone),
+       (SELECT count(*) FROM head) < $1 OR EXISTS (SELECT 1 FROM head WHERE created_at::timestamptz >= $2)`,
+		limit, cutoff).Scan(&deleted, &done)
+	if err != nil {
+		return 0, false, fmt.Errorf("prune outbox: %w", err)
+	}
+	return deleted, done, nil
 }

@@ -1,6 +1,8 @@
-// Package storage is outreachd's PostgreSQL layer: the embedded schema migrations, the queries of
-// every resource, and the transactions through which a business change and the domain events it
-// causes are committed together (the outbox).
+// Package storage is outreachd's shared PostgreSQL core: the pools, the embedded schema migrations
+// of every package (one numbered sequence), the queries of the core records, and the transactions
+// through which a business change and the domain events it causes are committed together (the
+// outbox), with their deliveries, which the delivery hub writes in the same transaction through
+// the Deliveries interface declared here. It never imports the hub.
 //
 // It knows nothing of HTTP; callers pass organization ids explicitly and every query is scoped
 // by them, so one organization can never read another's rows through this package.
@@ -13,7 +15,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,8 +30,12 @@ type Config struct {
 	// gets half of it, at least 4. 0 means the pool_max_conns of the database URL when it has
 	// one, else DefaultMaxConns.
 	MaxConns int32
-	// Fanout is what the fan-out writes into each delivery (zero: 4 attempts, 24 h window).
-	Fanout FanoutPolicy
+	// Deliveries writes the deliveries of the events a business transaction commits, in that
+	// transaction (delivery.Store). A store opened without it commits no event: a transaction
+	// that emits one fails with ErrNoDeliveries, so no event is ever committed without its
+	// deliveries. Stores that only read, or write no events (migrations, tests reading the
+	// outbox), may leave it nil.
+	Deliveries Deliveries
 }
 
 // DefaultMaxConns is the pool size when neither Config nor the database URL sets one: pgxpool's
@@ -56,28 +61,19 @@ type Store struct {
 	// async is a smaller pool whose transactions commit without waiting for the WAL flush
 	// (synchronous_commit off), for writes whose loss in a crash of the database server itself
 	// costs at most work done again, never a business fact: the per-minute request counters, and
-	// the delivery hub's own bookkeeping (fan-out batches, claims, attempt records), whose loss
-	// means an event is fanned out or sent again — at least once, as promised, with the same
-	// webhook-id for receivers to drop (delivery ids derive from event and destination). Each keyed request bumps one hot counter row, and a
-	// synchronous commit held that row's lock through a disk flush; the hub committed several
-	// times per batch of deliveries, each waiting for the disk behind the business commits.
+	// the delivery hub's own bookkeeping (claims, attempt records, retention), whose loss means a
+	// delivery is sent again — at least once, as promised, with the same webhook-id for receivers
+	// to drop (delivery ids derive from event and destination). Each keyed request bumps one hot
+	// counter row, and a synchronous commit held that row's lock through a disk flush; the hub
+	// committed several times per batch of deliveries, each waiting for the disk behind the
+	// business commits.
 	// Commits stay atomic and in order; only the last fraction of a second of them can vanish,
 	// and only if PostgreSQL crashes. Business transactions (InTx) always commit synchronously.
 	// Its statements are planned as index scans and nested loops whatever the statistics (Open).
 	async *pgxpool.Pool
-	// policy is what the fan-out writes into each delivery (SetFanoutPolicy); counts its totals.
-	policy atomic.Pointer[FanoutPolicy]
-	counts fanoutCounters
-	// legacyDedupe is set while delivery_dedupe_legacy may hold keys of the duplicate rule's
-	// form before migration 085 (per destination): the fan-out consults them too. It starts set
-	// and is cleared by PruneDeliveryDedupe once the table is empty (nothing writes to it now).
-	legacyDedupe atomic.Bool
-	// wake coalesces "deliveries were committed" signals for the notifier; stop ends it.
-	wake      chan struct{}
-	notified  atomic.Int64 // when the last NOTIFY deliveries was sent (Unix nanoseconds), for Close
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
+	// deliveries is the delivery hub's part of the business transactions (Config.Deliveries).
+	deliveries Deliveries
+	closeOnce  sync.Once
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -93,7 +89,9 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
 	}
-	pc.AfterConnect = prepareFanout
+	if cfg.Deliveries != nil {
+		pc.AfterConnect = cfg.Deliveries.Prepare
+	}
 	cc := pc.Copy()
 	cc.MaxConns = max(4, pc.MaxConns/2)
 	cc.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
@@ -102,10 +100,10 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	// whose size swings: the dispatch queue is empty between bursts and tens of thousands of rows
 	// deep in one. A plan made while it was empty (its statistics say 0 rows) read it whole —
 	// a bitmap scan of every due row, a hash join, a sort — instead of walking its due index to
-	// the claim's LIMIT, and pgx's prepared statements kept that plan as the queue filled: a
-	// 50,000-event burst fell from ≈ 6,000 to 2,139 deliveries/s. Planning every execution anew
-	// (plan_cache_mode force_custom_plan) fixed the shape but cost more than it saved (3,634 and
-	// 3,683 deliveries/s against 5,647 and 5,865 with these settings; docs/performance.md).
+	// the claim's LIMIT, and pgx's prepared statements kept that plan as the queue filled: a burst
+	// was delivered at a third of the rate. Planning every execution anew (plan_cache_mode
+	// force_custom_plan) fixed the shape but cost more than it saved (measured: docs/performance.md,
+	// "Design choices and their measurements").
 	for _, p := range []string{"enable_seqscan", "enable_bitmapscan", "enable_hashjoin", "enable_mergejoin"} {
 		cc.ConnConfig.RuntimeParams[p] = "off"
 	}
@@ -125,14 +123,18 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		async.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	s := &Store{pool: pool, async: async, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	s.SetFanoutPolicy(cfg.Fanout)
-	s.legacyDedupe.Store(true)
-	go s.notifyDeliveries()
+	s := &Store{pool: pool, async: async, deliveries: cfg.Deliveries}
+	if s.deliveries != nil {
+		if err := s.deliveries.Attach(s); err != nil {
+			pool.Close()
+			async.Close()
+			return nil, fmt.Errorf("attach the delivery hub's store: %w", err)
+		}
+	}
 	return s, nil
 }
 
-// Pool exposes the pgx pool for packages that run their own queries (delivery workers,
+// Pool exposes the pgx pool for packages that run their own queries (the delivery hub,
 // watermill subscribers).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
@@ -140,76 +142,24 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // work that is safe to redo after a database crash may write through it.
 func (s *Store) AsyncPool() *pgxpool.Pool { return s.async }
 
-// Close stops the outbox notifier (sending a last wake-up if one is owed) and releases every
-// connection, no sooner than closeGrace after the last wake-up it sent.
+// Close lets the delivery hub's store finish what the commits still owe it (Deliveries.Close:
+// the last wake-up of the dispatchers) and then releases every connection.
 func (s *Store) Close() {
 	s.closeOnce.Do(func() {
-		close(s.stop)
-		<-s.done
-		if last := s.notified.Load(); last != 0 {
-			if wait := closeGrace - time.Since(time.Unix(0, last)); wait > 0 {
-				time.Sleep(wait)
-			}
+		if s.deliveries != nil {
+			s.deliveries.Close()
 		}
 		s.pool.Close()
 		s.async.Close()
 	})
 }
 
-// closeGrace is how long Close keeps the connections after the last wake-up this process sent.
-// Closing them ends their PostgreSQL backends, and a one-shot process such as the operator CLI
-// closes its store right after the commit whose deliveries it announced: on a database host with
-// two cores, that teardown (the backends' exit and the process's own) competed with the claim and
-// the send of the very event it had just committed, in serve. Measured from the COMMIT to
-// arrival, single events, p50 in three alternated rounds: the CLI 3.1–3.7 ms against the API's
-// 1.8–2.1 ms before, 2.2 ms against 1.8–2.3 ms with the grace (docs/performance.md, "The CLI
-// path"). The CLI has printed its result by then; only its exit waits.
-const closeGrace = 50 * time.Millisecond
-
-// notifyDeliveries sends NOTIFY deliveries after commits that wrote deliveries, outside them:
-// one notification covers every commit that signalled while the previous one was being sent. A
-// NOTIFY inside the business transaction would serialize all committing transactions on
-// PostgreSQL's notify lock (see migration 013). Every process that commits events — serve, the
-// operator CLI, another instance — notifies the same way, so the dispatchers of all of them hear
-// of every new delivery. A lost notification only delays dispatch until the dispatchers' idle poll.
-func (s *Store) notifyDeliveries() {
-	defer close(s.done)
-	send := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		// No arguments: pgx sends it in the simple protocol, one round trip even on a new
-		// connection (a statement with arguments is prepared first, a second round trip). A
-		// NOTIFY's transaction writes a commit record, and PostgreSQL signals the listeners only
-		// after that record is flushed; the wake-up needs no durability (the deliveries it
-		// announces are committed, and a lost one waits for the idle poll), so its transaction
-		// commits without waiting for the flush. Measured at 200 events/s in 100-lead pushes:
-		// the latency p50 1.1–2.9 ms lower (docs/performance.md, "Design choices and their
-		// measurements").
-		// The setting is LOCAL: the connection goes back to the pool as it was.
-		_, _ = s.pool.Exec(ctx, `BEGIN; SET LOCAL synchronous_commit = off; NOTIFY `+NotifyDeliveries+`; COMMIT`)
-		s.notified.Store(time.Now().UnixNano())
-	}
-	for {
-		select {
-		case <-s.wake:
-			send()
-		case <-s.stop:
-			select {
-			case <-s.wake:
-				send()
-			default:
-			}
-			return
-		}
-	}
-}
-
 // Ping reports whether the database answers; /readyz uses it.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // Tx is one business transaction. Events emitted on it are written to the outbox, and their
-// deliveries to the delivery queue, inside the same transaction just before it commits, so a
-// change, its events and their deliveries exist together or not at all.
+// deliveries to the delivery queue (Deliveries), inside the same transaction just before it
+// commits, so a change, its events and their deliveries exist together or not at all.
 type Tx struct {
 	pgx.Tx
 	events []outreach.Event
@@ -238,34 +188,19 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
-	var fanned InsertResult
+	var committed func()
 	if len(bodies) > 0 {
-		if fanned, err = s.fanOut(ctx, ptx, tx.events, bodies, emitted); err != nil {
+		if committed, err = s.fanOut(ctx, ptx, tx.events, bodies, emitted); err != nil {
 			return err
 		}
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.counts.events.Add(int64(len(bodies)))
-	if fanned.Created+fanned.Collapsed == 0 {
-		return nil
-	}
-	s.counts.created.Add(int64(fanned.Created))
-	s.counts.collapsed.Add(int64(fanned.Collapsed))
-	if fanned.Created > 0 {
-		s.wakeDispatchers()
+	if committed != nil {
+		committed()
 	}
 	return nil
-}
-
-// wakeDispatchers owes one NOTIFY deliveries, sent by notifyDeliveries after the caller's
-// commit; it never blocks.
-func (s *Store) wakeDispatchers() {
-	select {
-	case s.wake <- struct{}{}:
-	default: // a notification is already owed; it covers this commit too
-	}
 }
 
 // isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).

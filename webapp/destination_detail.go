@@ -13,7 +13,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // A destination's own page: edit, rotate the signing secret, its attempt log (filtered by event
@@ -76,13 +75,13 @@ func (a *App) testDestination(w http.ResponseWriter, r *http.Request, u User) {
 }
 
 type detailData struct {
-	D         storage.Destination
+	D         delivery.Destination
 	URL       string
 	Events    string
-	Last      *storage.AttemptLogEntry
+	Last      *delivery.AttemptLogEntry
 	Health    healthSummary
-	Attempts  []storage.AttemptLogEntry
-	Filter    storage.AttemptFilter
+	Attempts  []delivery.AttemptLogEntry
+	Filter    delivery.AttemptFilter
 	Kinds     []outreach.EventKind
 	Prev      string
 	Next      string
@@ -108,8 +107,8 @@ func (a *App) destinationPage(w http.ResponseWriter, r *http.Request, u User) {
 }
 
 // attemptFilter reads the log's filter from the query; unknown values are refused by name.
-func attemptFilter(q url.Values) (storage.AttemptFilter, error) {
-	f := storage.AttemptFilter{Event: q.Get("event"), Outcome: q.Get("outcome"), Limit: attemptsPerPage}
+func attemptFilter(q url.Values) (delivery.AttemptFilter, error) {
+	f := delivery.AttemptFilter{Event: q.Get("event"), Outcome: q.Get("outcome"), Limit: attemptsPerPage}
 	if f.Event != "" {
 		if _, ok := outreach.ParseEventKind(f.Event); !ok {
 			return f, outreach.Invalidf("event: unknown event kind %q", f.Event)
@@ -128,25 +127,25 @@ func attemptFilter(q url.Values) (storage.AttemptFilter, error) {
 	return f, nil
 }
 
-func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d storage.Destination, status int, x detailExtra) {
+func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d delivery.Destination, status int, x detailExtra) {
 	ctx := r.Context()
 	f, err := attemptFilter(r.URL.Query())
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	list, more, err := a.store.FilteredAttemptLog(ctx, u.OrgID, d.ID, f)
+	list, more, err := a.deps.Destinations.FilteredAttempts(ctx, u.OrgID, d.ID, f)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	last, err := a.store.LastAttempts(ctx, u.OrgID, []string{d.ID})
+	last, tried, err := a.deps.Destinations.LastAttempt(ctx, d)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	now := a.now()
-	health, err := a.store.DestinationHealth(ctx, u.OrgID, []string{d.ID}, now.Add(-23*time.Hour))
+	health, err := a.deps.Destinations.Health(ctx, u.OrgID, []string{d.ID}, now.Add(-23*time.Hour))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -154,8 +153,8 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 	data := detailData{D: d, URL: delivery.DisplayURL(d), Events: strings.Join(d.Events, ", "), Attempts: list, Filter: f,
 		Kinds: outreach.AllEventKinds(), Health: healthOf(health[d.ID], now), NewSecret: x.newSecret, Test: x.tested,
 		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04")}
-	if l, ok := last[d.ID]; ok {
-		data.Last = &l
+	if tried {
+		data.Last = &last
 	}
 	page := f.Offset/attemptsPerPage + 1
 	link := func(p int) string {
@@ -242,7 +241,7 @@ func (a *App) resendDelivery(w http.ResponseWriter, r *http.Request, u User) {
 	}
 	id := r.PostFormValue("delivery_id")
 	// The delivery must be one of this destination's (the hub checks the organization).
-	if _, err := a.store.GetDelivery(r.Context(), u.OrgID, id); err != nil {
+	if _, err := a.deps.Destinations.Delivery(r.Context(), u.OrgID, id); err != nil {
 		a.fail(w, r, err)
 		return
 	}

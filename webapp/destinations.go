@@ -10,7 +10,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // The Event Destinations page: the list with each destination's last attempt and 24-hour
@@ -31,10 +30,10 @@ func (a *App) destinationRoutes(sub *mux.Router) {
 
 // destRow is one destination as the list shows it.
 type destRow struct {
-	D      storage.Destination
+	D      delivery.Destination
 	URL    string
 	Events string
-	Last   *storage.AttemptLogEntry
+	Last   *delivery.AttemptLogEntry
 	Health healthSummary
 	Test   *testOutcome // the result of a Send test made without script, shown in place
 }
@@ -77,20 +76,12 @@ func flashOf(r *http.Request) string { return flashes[r.URL.Query().Get("done")]
 
 func (a *App) loadDestinations(r *http.Request, orgID string) ([]destRow, error) {
 	ctx := r.Context()
-	list, err := a.store.ListDestinations(ctx, orgID)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(list))
-	for i, d := range list {
-		ids[i] = d.ID
-	}
-	last, err := a.store.LastAttempts(ctx, orgID, ids)
+	list, last, err := a.deps.Destinations.List(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
 	now := a.now()
-	health, err := a.store.DestinationHealth(ctx, orgID, ids, now.Add(-23*time.Hour))
+	health, err := a.deps.Destinations.Health(ctx, orgID, delivery.IDs(list), now.Add(-23*time.Hour))
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +107,8 @@ func (a *App) showDestinations(w http.ResponseWriter, r *http.Request, u User, s
 		}
 	}
 	data.Rows = rows
-	data.Full = len(rows) >= storage.MaxDestinationsPerOrg
-	data.Max = storage.MaxDestinationsPerOrg
+	data.Full = len(rows) >= delivery.MaxDestinationsPerOrg
+	data.Max = delivery.MaxDestinationsPerOrg
 	data.Kinds = outreach.AllEventKinds()
 	if data.Form.Events == "" {
 		data.Form.Events = string(outreach.EventsAll)
@@ -129,13 +120,12 @@ func (a *App) destinationsPage(w http.ResponseWriter, r *http.Request, u User) {
 	a.showDestinations(w, r, u, http.StatusOK, destinationsData{}, flashOf(r), "")
 }
 
-// splitEvents reads the Events field: "all", or kinds separated by commas or spaces.
+// splitEvents reads the Events field (delivery.SplitEvents): nil when it names none.
 func splitEvents(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' })
-	if len(f) == 0 {
-		return nil
+	if f := delivery.SplitEvents(s); len(f) > 0 {
+		return f
 	}
-	return f
+	return nil
 }
 
 func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
@@ -171,16 +161,16 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 	a.showDestinations(w, r, u, http.StatusOK, destinationsData{NewSecret: generated, NewName: d.Name}, flashes["added"], "")
 }
 
-func (a *App) destinationOf(w http.ResponseWriter, r *http.Request, u User) (storage.Destination, bool) {
+func (a *App) destinationOf(w http.ResponseWriter, r *http.Request, u User) (delivery.Destination, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("dst", id) {
 		a.fail(w, r, outreach.NotFound("destination %s", id))
-		return storage.Destination{}, false
+		return delivery.Destination{}, false
 	}
-	d, err := a.store.GetDestination(r.Context(), u.OrgID, id)
+	d, err := a.deps.Destinations.Get(r.Context(), u.OrgID, id)
 	if err != nil {
 		a.fail(w, r, err)
-		return storage.Destination{}, false
+		return delivery.Destination{}, false
 	}
 	return d, true
 }
@@ -190,7 +180,7 @@ func (a *App) deleteDestination(w http.ResponseWriter, r *http.Request, u User) 
 	if !ok {
 		return
 	}
-	if err := a.store.DeleteDestination(r.Context(), u.OrgID, d.ID); err != nil {
+	if err := a.deps.Destinations.Delete(r.Context(), u.OrgID, d.ID); err != nil {
 		a.fail(w, r, err)
 		return
 	}

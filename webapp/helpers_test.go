@@ -28,6 +28,7 @@ import (
 type env struct {
 	t     testing.TB
 	store *storage.Store
+	dests *delivery.Store
 	app   *webapp.App
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -76,18 +77,18 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 // newEnvDeps is newEnv with the dependencies set as deps says (the engine's clock, a desk).
 func newEnvDeps(t testing.TB, cfg webapp.Config, deps func(*webapp.Deps)) *env {
 	t.Helper()
-	st := testenv.Store(t)
+	st, ds := testenv.Stores(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := delivery.NewDestinations(st, delivery.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
+	dests, err := delivery.NewDestinations(ds, delivery.DestinationsConfig{Sealer: box, Guard: webhook.Guard{},
 		NewSecret: delivery.GenerateSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, store: st, now: time.Now()}
+	e := &env{t: t, store: st, dests: ds, now: time.Now()}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://127.0.0.1"
 	}

@@ -7,7 +7,6 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 func TestDescribeTest(t *testing.T) {
@@ -33,7 +32,7 @@ func TestDescribeTest(t *testing.T) {
 func TestHealthPicture(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 25, 14, 20, 0, 0, time.UTC)
-	hours := []storage.HourHealth{
+	hours := []delivery.HourHealth{
 		{Hour: now.Truncate(time.Hour), Delivered: 8, Failed: 2},
 		{Hour: now.Truncate(time.Hour).Add(-5 * time.Hour), Delivered: 3},
 		{Hour: now.Truncate(time.Hour).Add(-30 * time.Hour), Delivered: 100}, // outside the 24 hours

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -67,7 +68,7 @@ func TestDestinationRulesOnThePage(t *testing.T) {
 		}
 	}
 	// Ten fill the organization; the form then says so and an eleventh is refused.
-	for i := 0; i < storage.MaxDestinationsPerOrg; i++ {
+	for i := 0; i < delivery.MaxDestinationsPerOrg; i++ {
 		p := c.post("/app/destinations", url.Values{"url": {fmt.Sprintf("https://1.1.1.%d/hook", i+1)}, "events": {"all"}})
 		if p.Status != http.StatusSeeOther {
 			t.Fatalf("destination %d: %d %s", i+1, p.Status, alert(p.Body))
@@ -81,7 +82,7 @@ func TestDestinationRulesOnThePage(t *testing.T) {
 	if p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "already has 10 destinations") {
 		t.Fatalf("eleventh: %d %s", p.Status, alert(p.Body))
 	}
-	if list, err := e.store.ListDestinations(context.Background(), orgID); err != nil || len(list) != 10 {
+	if list, err := e.dests.ListDestinations(context.Background(), orgID); err != nil || len(list) != 10 {
 		t.Fatalf("%d destinations stored (%v)", len(list), err)
 	}
 }
@@ -92,9 +93,9 @@ func TestDestinationEdits(t *testing.T) {
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
 	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
-	var list []storage.Destination
+	var list []delivery.Destination
 	for i := 0; i < 2; i++ {
-		d, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: fmt.Sprintf("d%d", i),
+		d, err := e.dests.CreateDestination(context.Background(), delivery.Destination{OrgID: orgID, Name: fmt.Sprintf("d%d", i),
 			Kind: outreach.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Events: []string{"all"}, Enabled: true})
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +119,7 @@ func TestDestinationEdits(t *testing.T) {
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("edit: %d %s", p.Status, alert(p.Body))
 	}
-	d, _ := e.store.GetDestination(context.Background(), orgID, list[1].ID)
+	d, _ := e.dests.GetDestination(context.Background(), orgID, list[1].ID)
 	if d.Name != "Renamed" || d.Enabled || len(d.Events) != 1 || d.Events[0] != "lead_accepted" {
 		t.Fatalf("after the edit: %+v", d)
 	}
@@ -132,7 +133,7 @@ func TestDestinationEdits(t *testing.T) {
 	}
 	// A Slack incoming-webhook URL is a credential: never shown whole, kept by an empty edit.
 	const hook = "https://hooks.slack.com/services/T0001/B0001/abcdefghijklmnopqrstuvwx"
-	sl, err := e.store.CreateDestination(context.Background(), storage.Destination{OrgID: orgID, Name: "Slack", Kind: outreach.DestinationSlack,
+	sl, err := e.dests.CreateDestination(context.Background(), delivery.Destination{OrgID: orgID, Name: "Slack", Kind: outreach.DestinationSlack,
 		URL: hook, Events: []string{"all"}, Enabled: true})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func TestDestinationEdits(t *testing.T) {
 	if p := c.post("/app/destinations/"+sl.ID, url.Values{"name": {"Slack alerts"}, "url": {""}, "events": {"all"}, "enabled": {"on"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("edit the Slack destination: %d %s", p.Status, alert(p.Body))
 	}
-	if got, _ := e.store.GetDestination(context.Background(), orgID, sl.ID); got.URL != hook || got.Name != "Slack alerts" {
+	if got, _ := e.dests.GetDestination(context.Background(), orgID, sl.ID); got.URL != hook || got.Name != "Slack alerts" {
 		t.Fatalf("after the edit: %q %q", got.Name, got.URL)
 	}
 	// The attempt log refuses an unknown filter by name.
@@ -216,7 +217,7 @@ func TestAnotherOrganizationSeesNothing(t *testing.T) {
 	if p := a.post("/app/destinations", url.Values{"url": {"https://1.1.1.1/hook"}, "name": {"Secret CRM"}}); p.Status != http.StatusSeeOther {
 		t.Fatalf("add: %d %s", p.Status, alert(p.Body))
 	}
-	dests, _ := e.store.ListDestinations(ctx, orgA)
+	dests, _ := e.dests.ListDestinations(ctx, orgA)
 	key, _, err := e.store.CreateAPIKey(ctx, orgA, storage.ScopeRead, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +244,7 @@ func TestAnotherOrganizationSeesNothing(t *testing.T) {
 			t.Errorf("POST %s: %d, want 404", path, p.Status)
 		}
 	}
-	if list, _ := e.store.ListDestinations(ctx, orgA); len(list) != 1 {
+	if list, _ := e.dests.ListDestinations(ctx, orgA); len(list) != 1 {
 		t.Fatal("another organization deleted the destination")
 	}
 	if keys, _ := e.store.ListAPIKeys(ctx, orgA); keys[0].RevokedAt != nil {

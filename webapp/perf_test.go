@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
-	"outreachd/storage"
 	"outreachd/webapp"
 )
 
@@ -20,7 +20,7 @@ func perfPages(dests []string) []string {
 
 // BenchmarkPages measures every main page's server time with 10 destinations and 100,000
 // deliveries (each with an attempt, a tenth failed, all within the last 24 hours: the worst case
-// for the health pictures). The target is < 50 ms a page (docs/performance.md); timings live
+// for the health pictures). The target is < 50 ms a page (docs/performance.md, "Go benchmarks"); timings live
 // here, not in a test, because a shared machine's load would make a timed test flaky.
 //
 //	go test ./webapp/ -run '^$' -bench BenchmarkPages
@@ -95,8 +95,8 @@ func seedDeliveries(t testing.TB, e *env, orgID string) []string {
 	t.Helper()
 	ctx := context.Background()
 	var dests []string
-	for i := 0; i < storage.MaxDestinationsPerOrg; i++ {
-		d, err := e.store.CreateDestination(ctx, storage.Destination{OrgID: orgID, Name: fmt.Sprintf("dest %d", i),
+	for i := 0; i < delivery.MaxDestinationsPerOrg; i++ {
+		d, err := e.dests.CreateDestination(ctx, delivery.Destination{OrgID: orgID, Name: fmt.Sprintf("dest %d", i),
 			Kind: outreach.DestinationHTTPS, URL: fmt.Sprintf("https://1.1.1.%d/hook", i+1), Enabled: true})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/storage"
 )
 
@@ -27,10 +28,10 @@ type healthSummary struct {
 
 // healthOf draws delivered (green) and failed (red) attempts per hour over the 24 hours that end
 // at now, oldest on the left, scaled to the busiest hour; an hour without attempts is a grey tick.
-func healthOf(hours []storage.HourHealth, now time.Time) healthSummary {
+func healthOf(hours []delivery.HourHealth, now time.Time) healthSummary {
 	end := now.UTC().Truncate(time.Hour)
 	start := end.Add(-23 * time.Hour)
-	var slots [24]storage.HourHealth
+	var slots [24]delivery.HourHealth
 	var s healthSummary
 	peak := 1
 	for _, h := range hours {

@@ -12,14 +12,16 @@ import (
 	"time"
 
 	"outreachd/api"
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
 // adminEnv is what every admin command gets: the configuration and an open store.
 type adminEnv struct {
-	cfg   Config
-	store *storage.Store
+	cfg        Config
+	store      *storage.Store
+	deliveries *delivery.Store
 }
 
 // adminCommand runs one "admin <resource> <action>" with its flags and returns the one JSON
@@ -40,6 +42,7 @@ func adminCommands() map[string]adminCommand {
 		"destination list":           adminDestinationList,
 		"destination test":           adminDestinationTest,
 		"account connect":            adminAccountConnect,
+		"account list":               adminAccountList,
 		"user create":                adminUserCreate,
 		"simulate accept":            adminSimulateAccept,
 		"simulate reply":             adminSimulateReply,
@@ -73,7 +76,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(1, err)
 	}
-	st, err := openStore(ctx, cfg)
+	st, ds, err := openStore(ctx, cfg)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -81,7 +84,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := st.Migrate(ctx); err != nil {
 		return fail(1, err)
 	}
-	out, err := cmd(ctx, &adminEnv{cfg: cfg, store: st}, fs, args[2:])
+	out, err := cmd(ctx, &adminEnv{cfg: cfg, store: st, deliveries: ds}, fs, args[2:])
 	if err != nil {
 		if errors.Is(err, outreach.ErrInvalid) || errors.Is(err, flag.ErrHelp) || strings.HasPrefix(err.Error(), "flag") {
 			return fail(2, err)

@@ -43,8 +43,8 @@ func loadSecretBox(ctx context.Context, cfg Config, st *storage.Store, log *slog
 
 // newDestinations builds the destination manager shared by the API, the application and the CLI.
 // hub may be nil (test sends, resends and recovers are then refused).
-func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub *delivery.Hub) (*delivery.Destinations, error) {
-	return delivery.NewDestinations(st, delivery.DestinationsConfig{
+func newDestinations(cfg Config, ds *delivery.Store, box *delivery.SecretBox, hub *delivery.Hub) (*delivery.Destinations, error) {
+	return delivery.NewDestinations(ds, delivery.DestinationsConfig{
 		Hub:       hub,
 		Sealer:    box,
 		Guard:     webhook.Guard{AllowPrivate: cfg.AllowPrivateDestinations},
@@ -56,7 +56,7 @@ func newDestinations(cfg Config, st *storage.Store, box *delivery.SecretBox, hub
 
 // buildHub constructs the delivery hub from the configuration: one SSRF-guarded HTTP sender
 // shared with the Slack adapter, and the box that opens sealed secrets. reg may be nil.
-func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg prometheus.Registerer, log *slog.Logger) (*delivery.Hub, error) {
+func buildHub(cfg Config, ds *delivery.Store, box *delivery.SecretBox, reg prometheus.Registerer, log *slog.Logger) (*delivery.Hub, error) {
 	wcfg := webhook.Config{Timeout: cfg.DeliveryTimeout, AllowPrivate: cfg.AllowPrivateDestinations}
 	if err := wcfg.Validate(); err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg promet
 	if err != nil {
 		return nil, fmt.Errorf("SLACK_API_URL: %w", err)
 	}
-	return delivery.NewHub(st, sender, slackSender, reg, delivery.Config{
+	return delivery.NewHub(ds, sender, slackSender, reg, delivery.Config{
 		Timeout: cfg.DeliveryTimeout, RetrySchedule: cfg.DeliveryRetrySchedule, Secrets: box, Logger: log,
 		ShutdownGrace: cfg.ShutdownTimeout,
 	})
@@ -74,7 +74,7 @@ func buildHub(cfg Config, st *storage.Store, box *delivery.SecretBox, reg promet
 
 // wireDestinations mounts the Event Destinations API on hub (nil: test and resend answer 503).
 func (a *app) wireDestinations(box *delivery.SecretBox, hub *delivery.Hub) error {
-	m, err := newDestinations(a.cfg, a.store, box, hub)
+	m, err := newDestinations(a.cfg, a.deliveries, box, hub)
 	if err != nil {
 		return err
 	}
@@ -90,18 +90,18 @@ func adminDestinations(ctx context.Context, env *adminEnv, withHub bool) (*deliv
 	}
 	var hub *delivery.Hub
 	if withHub {
-		if hub, err = buildHub(env.cfg, env.store, box, nil, nil); err != nil {
+		if hub, err = buildHub(env.cfg, env.deliveries, box, nil, nil); err != nil {
 			return nil, err
 		}
 	}
-	return newDestinations(env.cfg, env.store, box, hub)
+	return newDestinations(env.cfg, env.deliveries, box, hub)
 }
 
 func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
 	org := fs.String("org", "", "organization id")
 	rawURL := fs.String("url", "", "HTTPS endpoint, or a Slack incoming-webhook URL")
 	kind := fs.String("kind", "", "https or slack (default: slack for a hooks.slack.com URL or a bot token, else https)")
-	events := fs.String("events", "all", `"all" or comma-separated event kinds`)
+	events := fs.String("events", "all", `"all" or event kinds separated by commas`)
 	secret := fs.String("secret", "", `signing secret, or "generate" to have one made and printed once`)
 	name := fs.String("name", "", "display name (default: the URL's host)")
 	token := fs.String("slack-token", "", "Slack bot token (kind slack, with --slack-channel, instead of --url)")
@@ -125,7 +125,7 @@ func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 		return nil, err
 	}
 	d, generated, err := m.Create(ctx, *org, delivery.DestinationSpec{Name: *name, Kind: k, URL: *rawURL,
-		Events: strings.Split(*events, ","), Secret: *secret, SlackBotToken: *token, SlackChannel: *channel})
+		Events: delivery.SplitEvents(*events), Secret: *secret, SlackBotToken: *token, SlackChannel: *channel})
 	if err != nil {
 		return nil, err
 	}
@@ -159,15 +159,11 @@ func adminDestinationList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
 	}
-	list, err := env.store.ListDestinations(ctx, *org)
+	list, err := env.deliveries.ListDestinations(ctx, *org)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(list))
-	for i, d := range list {
-		ids[i] = d.ID
-	}
-	last, err := env.store.LastAttempts(ctx, *org, ids)
+	last, err := env.deliveries.LastAttempts(ctx, *org, delivery.IDs(list))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +182,7 @@ func adminDestinationTest(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	if err := parseFlags(fs, args, "destination"); err != nil {
 		return nil, err
 	}
-	d, err := env.store.DestinationByID(ctx, *id)
+	d, err := env.deliveries.DestinationByID(ctx, *id)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"outreachd/delivery"
 	"outreachd/storage"
 )
 
@@ -35,6 +36,16 @@ type Config struct {
 	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
 	SimulatorSeed  int64
 	SimulatorSpeed float64
+	// LinkedInProvider is "simulator" (the default) or "unipile", which reaches LinkedIn
+	// through Unipile's API at UnipileDSN with UnipileAPIKey (both required then).
+	LinkedInProvider string
+	UnipileDSN       string
+	UnipileAPIKey    string
+	// UnipileWebhookSecret is the Unipile-Auth value webhooks must carry; "" lets the service
+	// generate one and keep it in the database.
+	UnipileWebhookSecret string
+	// UnipileSyncInterval is how often each seat is reconciled with what Unipile lists.
+	UnipileSyncInterval time.Duration
 	// DrafterURL, DrafterAPIKey and DrafterModel select an OpenAI-compatible reply drafter;
 	// with DrafterURL empty the deterministic built-in drafter writes the drafts.
 	DrafterURL    string
@@ -76,7 +87,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
-	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator} {
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider} {
 		if err := read(&c); err != nil {
 			return c, err
 		}
@@ -164,6 +175,35 @@ func readSimulator(c *Config) error {
 	return nil
 }
 
+// readLinkedInProvider reads which LinkedIn provider runs and, for Unipile, where it is and
+// with which key; a missing one is named.
+func readLinkedInProvider(c *Config) error {
+	c.LinkedInProvider = envOr("LINKEDIN_PROVIDER", "simulator")
+	switch c.LinkedInProvider {
+	case "simulator":
+		return nil
+	case "unipile":
+	default:
+		return fmt.Errorf("LINKEDIN_PROVIDER must be simulator or unipile, got %q", c.LinkedInProvider)
+	}
+	c.UnipileDSN = strings.TrimSpace(os.Getenv("UNIPILE_DSN"))
+	c.UnipileAPIKey = strings.TrimSpace(os.Getenv("UNIPILE_API_KEY"))
+	c.UnipileWebhookSecret = os.Getenv("UNIPILE_WEBHOOK_SECRET")
+	for _, v := range []struct{ name, value string }{{"UNIPILE_DSN", c.UnipileDSN}, {"UNIPILE_API_KEY", c.UnipileAPIKey}} {
+		if v.value == "" {
+			return fmt.Errorf("%s is required with LINKEDIN_PROVIDER=unipile", v.name)
+		}
+	}
+	if s := c.UnipileWebhookSecret; s != "" && (len(s) < 16 || strings.ContainsAny(s, "\r\n")) {
+		return fmt.Errorf("UNIPILE_WEBHOOK_SECRET must be at least 16 characters on one line")
+	}
+	var err error
+	if c.UnipileSyncInterval, err = time.ParseDuration(envOr("UNIPILE_SYNC_INTERVAL", "15m")); err != nil || c.UnipileSyncInterval < time.Second {
+		return fmt.Errorf("UNIPILE_SYNC_INTERVAL must be a Go duration of at least 1s like 15m")
+	}
+	return nil
+}
+
 // readFlags lets the command line override the database, the listen address and the public
 // origin (and extra register more flags), then settles the public origin and requires a database.
 func readFlags(c *Config, args []string, extra func(*flag.FlagSet)) error {
@@ -222,8 +262,14 @@ func parseSchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// openStore connects serve and the admin CLI alike: both commit events, and the deliveries the
-// store writes for them carry the attempts of the configured retry schedule.
-func openStore(ctx context.Context, c Config) (*storage.Store, error) {
-	return storage.Open(ctx, c.DatabaseURL, storage.Config{Fanout: storage.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)}})
+// openStore connects serve and the admin CLI alike, with the delivery hub's store attached: both
+// commit events, which get their deliveries in the same transaction, with the attempts of the
+// configured retry schedule.
+func openStore(ctx context.Context, c Config) (*storage.Store, *delivery.Store, error) {
+	ds := delivery.NewStore(delivery.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)})
+	st, err := storage.Open(ctx, c.DatabaseURL, storage.Config{Deliveries: ds})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, ds, nil
 }

@@ -58,7 +58,7 @@ func runMigrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, cfg)
+	st, _, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
+	"outreachd/adapters/unipile"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
@@ -46,6 +47,10 @@ type app struct {
 	clock *outreach.VirtualClock
 	// hub is the delivery hub (nil when not wired).
 	hub *delivery.Hub
+	// deliveries is the delivery hub's store, attached to store.
+	deliveries *delivery.Store
+	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
+	seatLinks *unipile.Seats
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -56,11 +61,14 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if demo && cfg.LinkedInProvider != "simulator" {
+		return fmt.Errorf("--demo runs on the LinkedIn simulator; unset LINKEDIN_PROVIDER")
+	}
 	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	if applyGCDefaults(os.Getenv) {
 		log.Info("collector settings: serve's defaults (set GOGC or GOMEMLIMIT to choose your own)", "GOGC", serveGCPercent, "GOMEMLIMIT_bytes", serveMemoryLimit)
 	}
-	st, err := openStore(ctx, cfg)
+	st, ds, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -69,7 +77,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 
-	a := &app{cfg: cfg, log: log, store: st, registry: prometheus.NewRegistry()}
+	a := &app{cfg: cfg, log: log, store: st, deliveries: ds, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.apiDeps = api.Deps{
 		Logger:   log,
@@ -174,7 +182,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hub, err := buildHub(a.cfg, a.store, box, a.registry, a.log)
+	hub, err := buildHub(a.cfg, a.deliveries, box, a.registry, a.log)
 	if err != nil {
 		return err
 	}
@@ -186,7 +194,7 @@ func (a *app) wire(ctx context.Context) error {
 		}
 		return d
 	}
-	retention, err := delivery.NewRetention(a.store, a.registry, delivery.RetentionConfig{
+	retention, err := delivery.NewRetention(a.deliveries, a.store, a.registry, delivery.RetentionConfig{
 		Attempts: keep(a.cfg.RetentionAttempts), Outbox: keep(a.cfg.RetentionOutbox),
 		Interval: a.cfg.RetentionInterval, Logger: a.log,
 	})
@@ -225,14 +233,14 @@ func (a *app) janitor(ctx context.Context) error {
 			if _, err := a.store.FoldProspectCounts(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("fold prospect counts", "err", err)
 			}
-			if err := a.store.DropExpiredSecrets(ctx); err != nil && ctx.Err() == nil {
+			if err := a.deliveries.DropExpiredSecrets(ctx); err != nil && ctx.Err() == nil {
 				a.log.Warn("drop expired destination secrets", "err", err)
 			}
 		case <-t.C:
 			if err := a.store.PruneRateWindows(ctx, time.Now().Add(-2*time.Minute)); err != nil && ctx.Err() == nil {
 				a.log.Warn("prune rate windows", "err", err)
 			}
-			if n, err := a.store.PurgeDeletedDestinations(ctx, time.Now().Add(-deletedDestinationKeep)); err != nil && ctx.Err() == nil {
+			if n, err := a.deliveries.PurgeDeletedDestinations(ctx, time.Now().Add(-deletedDestinationKeep)); err != nil && ctx.Err() == nil {
 				a.log.Warn("purge deleted destinations", "err", err)
 			} else if n > 0 {
 				a.log.Info("purged deleted destinations with their history", "n", n)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"outreachd/delivery"
 	"outreachd/storage"
 )
 
@@ -130,6 +131,7 @@ func buildTemplate(base, name string) error {
 	if _, err := admin.Exec(ctx, `CREATE DATABASE `+building); err != nil {
 		return err
 	}
+	// No delivery hub's store: migrating a new database commits no event.
 	st, err := storage.Open(ctx, withDatabaseRaw(base, building), storage.Config{MaxConns: 2})
 	if err != nil {
 		return err
@@ -198,13 +200,32 @@ func newDatabase(t testing.TB, base, tmpl string) string {
 	return withDatabase(t, base, name)
 }
 
-// Store opens a *storage.Store on a fresh database for this test.
+// Store opens a *storage.Store on a fresh database for this test, with the delivery hub's store
+// attached (Stores).
 func Store(t testing.TB) *storage.Store {
 	t.Helper()
-	st, err := storage.Open(context.Background(), DatabaseURL(t), storage.Config{MaxConns: 8})
+	st, _ := Stores(t)
+	return st
+}
+
+// Stores opens a *storage.Store on a fresh database for this test and the delivery hub's store
+// attached to it, as serve builds them: events committed through the first get their deliveries
+// through the second.
+func Stores(t testing.TB) (*storage.Store, *delivery.Store) {
+	t.Helper()
+	return OpenStores(t, DatabaseURL(t), 8)
+}
+
+// OpenStores opens a *storage.Store of at most maxConns connections on the database at url, with
+// the delivery hub's store attached (default fan-out policy; a hub built on it sets its own), both
+// closed when the test ends.
+func OpenStores(t testing.TB, url string, maxConns int32) (*storage.Store, *delivery.Store) {
+	t.Helper()
+	ds := delivery.NewStore(delivery.FanoutPolicy{})
+	st, err := storage.Open(context.Background(), url, storage.Config{MaxConns: maxConns, Deliveries: ds})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(st.Close)
-	return st
+	return st, ds
 }
