@@ -29,15 +29,8 @@ func (s *Store) UpdateDraftCampaign(ctx context.Context, orgID, id string,
 		if err != nil {
 			return err
 		}
-		defaults, err := orgDefaultFilters(ctx, tx, orgID)
+		merged, err := settingsOf(ctx, tx, orgID, in)
 		if err != nil {
-			return err
-		}
-		merged, err := in.HardFilters.Merge(defaults)
-		if err != nil {
-			return err
-		}
-		if err := checkSeatsOf(ctx, tx, orgID, in.AccountIDs); err != nil {
 			return err
 		}
 		return updateCampaign(ctx, tx, id, in, merged)
@@ -57,6 +50,21 @@ func updateCampaign(ctx context.Context, tx *Tx, id string, in outreach.Campaign
 		source_config = $5::jsonb, daily_limit = $6, schedule = $7, sequence = $8, hard_filters = $9,
 		account_ids = $10, updated_at = now() WHERE id = $1`, append([]any{id}, cols...)...)
 	return err
+}
+
+// settingsOf checks a create's or an edit's settings against the organization: its seats, and
+// its default filters, which it returns merged into the campaign's own (a clash between the two
+// is outreach.ErrInvalidFilters).
+func settingsOf(ctx context.Context, tx *Tx, orgID string, in outreach.CampaignSettings) (outreach.HardFilters, error) {
+	defaults, err := orgDefaultFilters(ctx, tx, orgID)
+	if err != nil {
+		return outreach.HardFilters{}, err
+	}
+	merged, err := in.HardFilters.Merge(defaults)
+	if err != nil {
+		return outreach.HardFilters{}, err
+	}
+	return merged, checkSeatsOf(ctx, tx, orgID, in.AccountIDs)
 }
 
 // checkSeatsOf refuses seats that are not LinkedIn accounts of the organization, naming the

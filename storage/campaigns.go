@@ -103,15 +103,8 @@ func (c Campaign) Settings() outreach.CampaignSettings {
 func (s *Store) CreateCampaign(ctx context.Context, orgID string, in NewCampaign) (Campaign, error) {
 	var c Campaign
 	err := s.InTx(ctx, func(tx *Tx) error {
-		defaults, err := orgDefaultFilters(ctx, tx, orgID)
+		merged, err := settingsOf(ctx, tx, orgID, in)
 		if err != nil {
-			return err
-		}
-		merged, err := in.HardFilters.Merge(defaults)
-		if err != nil {
-			return err
-		}
-		if err := checkSeatsOf(ctx, tx, orgID, in.AccountIDs); err != nil {
 			return err
 		}
 		c, err = insertCampaign(ctx, tx, orgID, in, merged, nil)

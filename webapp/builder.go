@@ -308,27 +308,35 @@ func (a *App) showNew(w http.ResponseWriter, r *http.Request, u User, status int
 	a.render(w, r, status, "campaign_new", view{Title: "New campaign", Nav: "campaigns", D: v})
 }
 
-func (a *App) createCampaign(w http.ResponseWriter, r *http.Request, u User) {
+// readBuilder decodes the builder's form and does what a step button asks of it; save reports
+// Save. A form no page sends is answered here (ok false).
+func (a *App) readBuilder(w http.ResponseWriter, r *http.Request) (f builderForm, save, ok bool) {
 	f, op, err := decodeBuilder(r.PostForm)
 	if err != nil {
 		a.fail(w, r, err)
-		return
+		return f, false, false
 	}
-	if op.Kind != "save" {
-		f.apply(op)
+	f.apply(op)
+	return f, op.Kind == "save", true
+}
+
+func (a *App) createCampaign(w http.ResponseWriter, r *http.Request, u User) {
+	f, save, ok := a.readBuilder(w, r)
+	switch {
+	case !ok:
+	case !save:
 		a.showNew(w, r, u, http.StatusOK, f, nil, true)
-		return
-	}
-	c, err := a.saveNew(r.Context(), u, f)
-	if err != nil {
-		if isClientError(err) {
+	default:
+		c, err := a.saveNew(r.Context(), u, f)
+		switch {
+		case isClientError(err):
 			a.showNew(w, r, u, refusalStatus(err), f, err, true)
-			return
+		case err != nil:
+			a.fail(w, r, err)
+		default:
+			http.Redirect(w, r, "/app/campaigns/"+c.ID+"?done=created", http.StatusSeeOther)
 		}
-		a.fail(w, r, err)
-		return
 	}
-	http.Redirect(w, r, "/app/campaigns/"+c.ID+"?done=created", http.StatusSeeOther)
 }
 
 func (a *App) saveNew(ctx context.Context, u User, f builderForm) (storage.Campaign, error) {
@@ -352,13 +360,11 @@ func (a *App) editCampaign(w http.ResponseWriter, r *http.Request, u User) {
 	if !ok {
 		return
 	}
-	f, op, err := decodeBuilder(r.PostForm)
-	if err != nil {
-		a.fail(w, r, err)
+	f, save, ok := a.readBuilder(w, r)
+	if !ok {
 		return
 	}
-	if op.Kind != "save" {
-		f.apply(op)
+	if !save {
 		a.showCampaign(w, r, u, c, campaignExtras{Builder: &f, Unsaved: true})
 		return
 	}
@@ -369,16 +375,15 @@ func (a *App) editCampaign(w http.ResponseWriter, r *http.Request, u User) {
 			return in, err
 		})
 	}
-	if err != nil {
-		if isClientError(err) || errors.Is(err, outreach.ErrConflict) {
-			a.showCampaign(w, r, u, c, campaignExtras{Status: refusalStatus(err), Builder: &f, BuilderErr: err, Unsaved: true})
-			return
-		}
+	switch {
+	case isClientError(err) || errors.Is(err, outreach.ErrConflict):
+		a.showCampaign(w, r, u, c, campaignExtras{Status: refusalStatus(err), Builder: &f, BuilderErr: err, Unsaved: true})
+	case err != nil:
 		a.fail(w, r, err)
-		return
+	default:
+		a.log.Info("webapp: campaign edited", "campaign", c.ID, "actor", "user:"+u.ID)
+		http.Redirect(w, r, "/app/campaigns/"+c.ID+"?done=saved", http.StatusSeeOther)
 	}
-	a.log.Info("webapp: campaign edited", "campaign", c.ID, "actor", "user:"+u.ID)
-	http.Redirect(w, r, "/app/campaigns/"+c.ID+"?done=saved", http.StatusSeeOther)
 }
 
 func (a *App) duplicateCampaign(w http.ResponseWriter, r *http.Request, u User) {

@@ -11,8 +11,9 @@ import (
 	"outreachd/outreach"
 )
 
-// builderValues is a form as the builder's page sends it, with steps given as type, wait, text.
-func builderValues(op string, steps ...[3]string) url.Values {
+// BuilderValues is a form as the builder's page sends it, with steps given as type, wait, text
+// (the external tests use it too).
+func BuilderValues(op string, steps ...[3]string) url.Values {
 	v := url.Values{"name": {"Berlin founders"}, "type": {"outbound"}, "seat": {""}, "daily_limit": {"25"},
 		"timezone": {"Europe/Berlin"}, "day": {"monday", "wednesday"}, "start": {"09:00"}, "end": {"17:30"},
 		"f_roles_include": {"CTO\n\n  founder  \n"}, "f_companies_exclude": {"Globex"}, "f_company_size_min": {"10"},
@@ -30,7 +31,7 @@ func TestDecodeBuilder(t *testing.T) {
 	t.Parallel()
 	two := [][3]string{{"invite", "0", "Hi {{first_name}}"}, {"message", "2", "Thanks"}}
 	t.Run("the form becomes the API's request", func(t *testing.T) {
-		f, op, err := decodeBuilder(builderValues("save", two...))
+		f, op, err := decodeBuilder(BuilderValues("save", two...))
 		if err != nil || op.Kind != "save" {
 			t.Fatalf("decode: %v %+v", err, op)
 		}
@@ -75,7 +76,7 @@ func TestDecodeBuilder(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.op, func(t *testing.T) {
-				f, op, err := decodeBuilder(builderValues(c.op, three...))
+				f, op, err := decodeBuilder(BuilderValues(c.op, three...))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,20 +90,20 @@ func TestDecodeBuilder(t *testing.T) {
 				}
 			})
 		}
-		f, op, _ := decodeBuilder(builderValues("add"))
+		f, op, _ := decodeBuilder(BuilderValues("add"))
 		f.apply(op)
 		if f.Steps[0].Type != stepInvite {
 			t.Fatalf("the first step added to an outbound campaign is %q", f.Steps[0].Type)
 		}
 	})
 	t.Run("forms no page sends", func(t *testing.T) {
-		misaligned := builderValues("save", two...)
+		misaligned := BuilderValues("save", two...)
 		misaligned["step_text"] = misaligned["step_text"][:1]
 		for name, v := range map[string]url.Values{
 			"steps out of line": misaligned,
-			"unknown button":    builderValues("launch", two...),
-			"step out of range": builderValues("remove:2", two...),
-			"step not a number": builderValues("up:x", two...),
+			"unknown button":    BuilderValues("launch", two...),
+			"step out of range": BuilderValues("remove:2", two...),
+			"step not a number": BuilderValues("up:x", two...),
 		} {
 			if _, _, err := decodeBuilder(v); !errors.Is(err, outreach.ErrInvalid) {
 				t.Errorf("%s: %v", name, err)
@@ -134,7 +135,7 @@ func TestDecodeBuilder(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				v := builderValues("save", two...)
+				v := BuilderValues("save", two...)
 				c.change(v)
 				f, _, err := decodeBuilder(v)
 				if err != nil {
@@ -154,7 +155,7 @@ func TestDecodeBuilder(t *testing.T) {
 		}
 	})
 	t.Run("attachments set through the API go through unchanged", func(t *testing.T) {
-		v := builderValues("save", two...)
+		v := BuilderValues("save", two...)
 		v["step_attachments"][1] = `[{"url":"https://files.example.com/deck.pdf","name":"deck.pdf"}]`
 		f, _, _ := decodeBuilder(v)
 		req, err := f.request()

@@ -15,17 +15,7 @@ import (
 )
 
 // form is a builder form as the page sends it, steps as type, wait, text.
-func form(op string, steps ...[3]string) url.Values {
-	v := url.Values{"name": {"Berlin founders"}, "type": {"outbound"}, "seat": {""}, "daily_limit": {"20"},
-		"timezone": {"UTC"}, "day": {"monday", "tuesday"}, "start": {"09:00"}, "end": {"17:00"}, "op": {op}}
-	for _, s := range steps {
-		v["step_type"] = append(v["step_type"], s[0])
-		v["step_wait"] = append(v["step_wait"], s[1])
-		v["step_text"] = append(v["step_text"], s[2])
-		v["step_attachments"] = append(v["step_attachments"], "")
-	}
-	return v
-}
+var form = webapp.BuilderValues
 
 var stepTexts = regexp.MustCompile(`(?s)<textarea id="s[0-9]+-text" name="step_text"[^>]*>(.*?)</textarea>`)
 

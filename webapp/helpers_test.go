@@ -157,6 +157,12 @@ func (c *client) do(method, path string, form url.Values, headers ...string) pag
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	return c.send(req, headers...)
+}
+
+// send sends req with the extra headers (name, value, …) and reads the answer.
+func (c *client) send(req *http.Request, headers ...string) page {
+	c.t.Helper()
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

@@ -3,7 +3,6 @@ package webapp_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -32,16 +31,7 @@ func (c *client) upload(path, name string, content []byte, headers ...string) pa
 		c.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return page{Status: res.StatusCode, Header: res.Header, Body: string(b)}
+	return c.send(req, headers...)
 }
 
 // runImports runs the import worker for the rest of the test.
