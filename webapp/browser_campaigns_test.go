@@ -196,6 +196,9 @@ func (s *campaignScenario) edit() {
 	b.click(button("Save"))
 	b.waitText("Changes saved.")
 	b.shot("campaign-draft")
+	b.run("phone-sized window", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
+	b.shot("campaign-draft-phone")
+	b.run("laptop-sized window", chromedp.EmulateViewport(1280, 900))
 	r := s.org.Read.Do(t, "GET", "/api/v1/campaigns/"+s.campaignID, nil)
 	c := r.JSON["data"].(map[string]any)
 	if c["daily_limit"] != float64(15) || c["sequence"].([]any)[1].(map[string]any)["delay_days"] != float64(3) {

@@ -79,6 +79,10 @@ func TestBuilderPages(t *testing.T) {
 		t.Fatalf("invite second: %d %s", p.Status, alert(p.Body))
 	}
 
+	if p := c.do(http.MethodPost, "/app/campaigns/new", form("save", two...), "Sec-Fetch-Site", "cross-site"); p.Status != http.StatusForbidden {
+		t.Fatalf("a cross-site save: %d", p.Status)
+	}
+
 	// Saved: a draft with the organization's defaults merged in, as POST /campaigns makes it.
 	seat := e.seat(orgID, "Sam Seller")
 	good := form("save", two...)
