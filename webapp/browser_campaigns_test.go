@@ -252,6 +252,9 @@ func (s *campaignScenario) duplicate() {
 	if v := b.value("#b-name"); v != "Berlin founders (copy)" {
 		s.t.Fatalf("the copy is named %q", v)
 	}
+	b.click("//nav//a[normalize-space(.)='Campaigns']")
+	b.waitText("Berlin founders (copy)")
+	b.shot("campaigns")
 	b.open("/app/campaigns/" + s.campaignID)
 }
 
