@@ -1,6 +1,6 @@
 // Package webapp is the application in a browser: the pages under /app/ where a customer's
-// operations person signs in and manages Event Destinations, API keys, campaigns and the
-// needs-human desk. Pages are rendered on the server (html/template) with one embedded
+// operations person signs in and manages Event Destinations, API keys, campaigns (built, fed
+// with leads from files and launched here) and the needs-human desk. Pages are rendered on the server (html/template) with one embedded
 // stylesheet and one small script; nothing is loaded from elsewhere.
 //
 // Its own SQL is the sign-in's: the people who sign in, their sessions and failed sign-ins
