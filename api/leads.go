@@ -30,6 +30,7 @@ func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/leads/{id}", s.getLead).Methods(http.MethodGet)
 	v1.HandleFunc("/blacklist", s.postBlacklist).Methods(http.MethodPost)
 	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
+	v1.HandleFunc("/blacklist", s.deleteBlacklist).Methods(http.MethodDelete)
 	root.Handle("/api/webhooks/conversions", s.keyed(s.postConversion)).Methods(http.MethodPost)
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
 }

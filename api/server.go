@@ -110,6 +110,8 @@ type Deps struct {
 	Assistant http.Handler
 	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
 	Drafts DraftDesk
+	// Replies sends a client's own reply into a conversation (the outreach engine); nil answers 503.
+	Replies ReplySender
 }
 
 // Server holds the dependencies of every handler.

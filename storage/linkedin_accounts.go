@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,15 +33,4 @@ func ScanLinkedInAccount(row pgx.Row) (LinkedInAccount, error) {
 	err := row.Scan(&a.ID, &a.OrgID, &a.Name, &a.ProviderAccountID, &a.Status, &a.CooldownUntil, &a.DisconnectedAt,
 		&a.SNVerdict, &a.SNChangedAt, &a.CreatedAt)
 	return a, err
-}
-
-// ListLinkedInAccounts lists the organization's seats, oldest first (the order the engine falls
-// back on when a campaign names none).
-func (s *Store) ListLinkedInAccounts(ctx context.Context, orgID string) ([]LinkedInAccount, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+LinkedInAccountColumns+` FROM linkedin_accounts WHERE org_id = $1
-		ORDER BY created_at, id`, orgID)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (LinkedInAccount, error) { return ScanLinkedInAccount(r) })
 }

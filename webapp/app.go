@@ -117,6 +117,14 @@ type Deps struct {
 	// SealIntakeToken keeps a sealed copy of a new intake token (the secrets box), so the API's
 	// GET /campaigns/{id}/intake-url can show the URL again; nil keeps only its hash.
 	SealIntakeToken storage.SealFunc
+	// Inbox reads the seats' conversations live from the LinkedIn provider, the reader GET /inbox
+	// uses; nil makes the Inbox say it is not available in this process.
+	Inbox InboxReader
+	// Replies sends a person's own reply from the Inbox (the outreach engine); nil: not available.
+	Replies Replies
+	// ClockSpeed is how many times faster than real time DomainNow runs (the simulator's speed);
+	// above 1 every page says where the demo's clock stands. 0 means 1.
+	ClockSpeed float64
 }
 
 // App serves the pages under /app/.
@@ -194,6 +202,10 @@ func (a *App) Mount(root *mux.Router) {
 	a.keyRoutes(sub)
 	a.campaignRoutes(sub)
 	a.needsHumanRoutes(sub)
+	a.linkedInAccountRoutes(sub)
+	a.inboxRoutes(sub)
+	a.doNotContactRoutes(sub)
+	a.analyticsRoutes(sub)
 }
 
 // Protect adds the application's security headers (a Content-Security-Policy that allows only

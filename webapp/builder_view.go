@@ -86,7 +86,7 @@ func (a *App) builder(ctx context.Context, u User, c *storage.Campaign, f builde
 			v.ListedMore = len(c.AccountIDs) - 1
 		}
 	}
-	seats, e := a.store.ListLinkedInAccounts(ctx, u.OrgID)
+	seats, e := a.store.OrgLinkedInAccounts(ctx, u.OrgID)
 	if e != nil {
 		return v, e
 	}

@@ -153,7 +153,7 @@ type settingsView struct {
 
 func (a *App) settings(ctx context.Context, u User, c storage.Campaign) (settingsView, error) {
 	v := settingsView{Type: typeLabel(c.OutreachType), Filters: filtersInWords(c.HardFilters), Schedule: scheduleInWords(c.Schedule)}
-	seats, err := a.store.ListLinkedInAccounts(ctx, u.OrgID)
+	seats, err := a.store.OrgLinkedInAccounts(ctx, u.OrgID)
 	if err != nil {
 		return v, err
 	}

@@ -71,11 +71,12 @@ func newEnv(t testing.TB, cfg webapp.Config) *env {
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
 func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
-	return newEnvDeps(t, cfg, func(d *webapp.Deps) { d.Drafts = drafts })
+	return newEnvDeps(t, cfg, func(_ *env, d *webapp.Deps) { d.Drafts = drafts })
 }
 
-// newEnvDeps is newEnv with the dependencies set as deps says (the engine's clock, a desk).
-func newEnvDeps(t testing.TB, cfg webapp.Config, deps func(*webapp.Deps)) *env {
+// newEnvDeps is newEnv with the parts set gives the application (a draft desk, an inbox reader,
+// replies, the engine's clock).
+func newEnvDeps(t testing.TB, cfg webapp.Config, set func(e *env, d *webapp.Deps)) *env {
 	t.Helper()
 	st, ds := testenv.Stores(t)
 	key := make([]byte, 32)
@@ -93,9 +94,9 @@ func newEnvDeps(t testing.TB, cfg webapp.Config, deps func(*webapp.Deps)) *env {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
 	logger := slog.New(errorCounter{Handler: slog.Default().Handler(), n: &e.errs})
-	d := webapp.Deps{Destinations: dests, Now: e.clock, Logger: logger}
-	deps(&d)
-	e.app, err = webapp.New(st, d, cfg)
+	deps := webapp.Deps{Destinations: dests, Now: e.clock, Logger: logger}
+	set(e, &deps)
+	e.app, err = webapp.New(st, deps, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

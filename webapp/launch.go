@@ -18,7 +18,7 @@ import (
 // and not launched.
 
 // connectSeatHint says where a seat is connected.
-const connectSeatHint = "An operator connects one with outreachd admin account connect --org <organization id> --name <the person's name>."
+const connectSeatHint = "An operator connects one with outreachd admin account connect --org <organization id> --name <the person's name>; the LinkedIn accounts page lists the seats."
 
 // seatChoice is the seat a campaign sends from, as the engine picks it: the first seat the
 // campaign lists, else the organization's oldest, a connected one before a disconnected one.
@@ -100,7 +100,7 @@ func (a *App) launchPreview(ctx context.Context, u User, c storage.Campaign) (la
 	for _, n := range v.Verdicts {
 		v.Leads += n
 	}
-	seats, err := a.store.ListLinkedInAccounts(ctx, u.OrgID)
+	seats, err := a.store.OrgLinkedInAccounts(ctx, u.OrgID)
 	if err != nil {
 		return v, err
 	}

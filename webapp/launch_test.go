@@ -19,7 +19,7 @@ func TestLaunchPreview(t *testing.T) {
 	t.Parallel()
 	// The engine's clock stands on a Saturday, three days ahead of the wall clock (a demo).
 	engineNow := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
-	e := newEnvDeps(t, webapp.Config{}, func(d *webapp.Deps) { d.DomainNow = func() time.Time { return engineNow } })
+	e := newEnvDeps(t, webapp.Config{}, func(_ *env, d *webapp.Deps) { d.DomainNow = func() time.Time { return engineNow } })
 	e.now = engineNow.Add(-72 * time.Hour)
 	ctx := context.Background()
 	orgID, _ := e.org("ops@acme.test", "a long enough password")
