@@ -287,6 +287,14 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(200))
 	c.do(t, w, "POST", "/api/v1/campaigns/cmp_01j0000000000000000000000/duplicate", nil, s(404))
 	c.do(t, r, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(403))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 25, "sequence": []any{map[string]any{"type": "message", "text": "Hi", "attachments": []any{map[string]any{"url": "ftp://x"}}}}}, s(200))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 0}, s(400))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"meta": map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 9, "max": 1}}}}, s(422))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/cmp_01j0000000000000000000000", map[string]any{"daily_limit": 5}, s(404))
+	c.do(t, r, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 5}, s(403))
+	launched, _ := c.do(t, w, "POST", "/api/v1/campaigns", map[string]any{"name": "Launched"}, s(200)).JSON["item"].(map[string]any)["id"].(string)
+	testenv.Admin(t, srv.DBURL, "campaign", "set-status", "--campaign", launched, "--status", "active")
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+launched, map[string]any{"daily_limit": 5}, s(409))
 
 	// Organization default filters.
 	c.do(t, r, "GET", "/api/v1/settings/default-filters", nil, s(200))

@@ -78,7 +78,7 @@ func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
 	case outbound && s.p.InvitedAt == nil && s.p.ConnectedAt == nil:
 		in.act.Kind = actInvite
 		if len(s.run.steps) > 0 && s.run.steps[0].Type == outreach.StepConnect {
-			in.text = personalize(s.run.steps[0].Text, s.p.Prospect)
+			in.text = outreach.Personalize(s.run.steps[0].Text, s.p.Variables())
 		}
 		lookUp = in.ref.ProviderID == ""
 	case outbound && s.p.ConnectedAt == nil:
@@ -95,7 +95,7 @@ func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
 			return nil, s.finish(ctx)
 		}
 		in.act.Kind, in.act.Step, in.step = actMessage, i, i
-		in.text = personalize(s.run.steps[i].Text, s.p.Prospect)
+		in.text = outreach.Personalize(s.run.steps[i].Text, s.p.Variables())
 		in.target, in.resync = s.p.LeadKey, s.p.ConnectedAt != nil
 		if s.p.ChatID != nil {
 			in.chatID, in.target = *s.p.ChatID, *s.p.ChatID
@@ -190,22 +190,6 @@ func (s *stepper) finishForHuman(ctx context.Context) error {
 		return err
 	}
 	return saveEngineProspect(ctx, s.tx, *s.p)
-}
-
-// personalize fills the placeholders a sequence text may use: {first_name}, {name},
-// {company} (also written with double braces). Unknown values become "" (first name "there").
-func personalize(text string, p storage.Prospect) string {
-	first := "there"
-	if f := strings.Fields(p.Name); len(f) > 0 {
-		first = f[0]
-	}
-	company := ""
-	if p.Company != nil {
-		company = *p.Company
-	}
-	r := strings.NewReplacer("{{first_name}}", first, "{first_name}", first, "{{name}}", p.Name, "{name}", p.Name,
-		"{{company}}", company, "{company}", company)
-	return r.Replace(text)
 }
 
 // errorsIsAny reports whether err is any of targets.

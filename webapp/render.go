@@ -26,6 +26,7 @@ type view struct {
 	Body    template.HTML // RenderPage's body
 	D       any
 	Version string
+	Refresh int    // seconds after which the page reloads itself (a running import); 0 never
 	Clock   string // where the demo's clock stands, when it runs faster than real time
 }
 
@@ -83,6 +84,25 @@ func (a *App) funcs() template.FuncMap {
 		},
 		// dur renders a duration as days, hours and minutes ("2 days 3 h", "45 min").
 		"dur": func(d time.Duration) string { return duration(d) },
+		// reasonLabel names why a row of a file was refused.
+		"rowReason": func(r string) string {
+			if l, ok := reasonLabels[r]; ok {
+				return l
+			}
+			return r
+		},
+		"add": func(a, b int) int { return a + b },
+		// num writes a count with thousands separated by commas.
+		"num": func(n int) string { return thousands(n) },
+		// plural is one or many as the count says.
+		"plural": func(n int, one, many string) string {
+			if n == 1 {
+				return one
+			}
+			return many
+		},
+		// connectSeatHint says where a LinkedIn seat is connected.
+		"connectSeatHint": func() string { return connectSeatHint },
 		// errtext is an attempt's error unless it only repeats its HTTP status ("HTTP 500").
 		"errtext": func(code int, e *string) string {
 			if e == nil || *e == fmt.Sprintf("HTTP %d", code) {
@@ -91,6 +111,18 @@ func (a *App) funcs() template.FuncMap {
 			return *e
 		},
 	}
+}
+
+// thousands writes n with commas between thousands (10,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // ago renders a duration in the past as people say it.
@@ -164,7 +196,8 @@ func waited(d time.Duration) string {
 	return fmt.Sprintf("%d days (%d h)", h/24, h)
 }
 
-// parseTemplates parses each page with the layout; a page defines "content".
+// parseTemplates parses each page with the layout and the shared parts (partials.html and
+// part_*.html, one part of a page per file); a page defines "content".
 func (a *App) parseTemplates() error {
 	names, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
@@ -173,10 +206,11 @@ func (a *App) parseTemplates() error {
 	a.pages = map[string]*template.Template{}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" || base == "partials" {
+		if base == "layout" || base == "partials" || strings.HasPrefix(base, "part_") {
 			continue
 		}
-		t, err := template.New(base).Funcs(a.funcs()).ParseFS(templateFiles, "templates/layout.html", "templates/partials.html", n)
+		t, err := template.New(base).Funcs(a.funcs()).ParseFS(templateFiles, "templates/layout.html", "templates/partials.html",
+			"templates/part_*.html", n)
 		if err != nil {
 			return fmt.Errorf("webapp: template %s: %w", base, err)
 		}

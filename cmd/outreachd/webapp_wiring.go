@@ -17,7 +17,8 @@ import (
 
 // wireWebApp builds the application under /app/ from the parts wire made (the destination
 // manager, the hub, the engine's draft desk and replies, the LinkedIn inbox reader, the engine's
-// clock) and mounts it on the API's root router.
+// clock), mounts it on the API's root router and adds its worker (the files of leads imported in
+// the browser).
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
 	if a.apiDeps.Secrets != nil {
@@ -44,6 +45,7 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 		return nil, err
 	}
 	a.apiDeps.Extra = append(a.apiDeps.Extra, func(_, root *mux.Router, _ api.Helpers) { w.Mount(root) })
+	a.workers = append(a.workers, worker{name: "lead imports", run: w.RunImports})
 	return w, nil
 }
 
