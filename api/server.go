@@ -19,6 +19,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/delivery"
 	"outreachd/docs"
@@ -103,6 +104,8 @@ type Deps struct {
 	Assistant http.Handler
 	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
 	Drafts DraftDesk
+	// Traces records a span per request (trace.go); nil records none.
+	Traces trace.TracerProvider
 }
 
 // Server holds the dependencies of every handler.
@@ -197,7 +200,12 @@ func (s *Server) Handler() http.Handler {
 		mount(v1, root, s.helpers())
 	}
 
-	return s.limitBody(rejectBadText(root))
+	h := s.limitBody(rejectBadText(root))
+	if s.deps.Traces != nil {
+		root.Use(nameSpan)
+		h = traceRequests(s.deps.Traces, h)
+	}
+	return h
 }
 
 // oddSegment explains a path that no route can match because of an empty segment (usually an

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -59,6 +60,8 @@ type Config struct {
 	// ActivityLogEvery is how often (wall clock) Run logs at info the campaigns launched and
 	// completed and what each campaign sent [1m].
 	ActivityLogEvery time.Duration
+	// Traces records a span per step and per report handled (trace.go) [nil: none].
+	Traces trace.TracerProvider
 }
 
 func (c *Config) setDefaults() {
@@ -126,6 +129,7 @@ type Engine struct {
 	log     *slog.Logger
 	ops     *opLog
 	cfg     Config
+	tracer  trace.Tracer
 
 	mu     sync.Mutex
 	known  map[string]bool // provider account ids the provider is known to have
@@ -147,7 +151,7 @@ func New(store Store, li LinkedIn, drafter Drafter, clock outreach.Clock, log *s
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{store: store, db: store.Pool(), li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
-		ops: newOpLog(log, cfg.ActivityLogEvery)}
+		ops: newOpLog(log, cfg.ActivityLogEvery), tracer: tracerOf(cfg.Traces)}
 	if op, ok := li.(Operator); ok && li != nil {
 		e.op = op
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -124,6 +126,10 @@ func (e *Engine) handle(ctx context.Context, id int64) (bool, error) {
 	if err != nil || r.State != reportNew {
 		return false, err
 	}
+	ctx, span := e.startSpan(ctx, "engine.report", func() []attribute.KeyValue {
+		return []attribute.KeyValue{AttrOrg.String(r.OrgID), AttrReport.Int64(id), AttrReportKind.String(string(r.Kind))}
+	})
+	defer func() { endSpan(span, err) }()
 	var plan replyPlan
 	if r.Kind == outreach.ReportMessageReceived {
 		if err := e.resolveOperator(ctx, &r); err == nil {
