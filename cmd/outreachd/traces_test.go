@@ -83,7 +83,9 @@ func exported(t *testing.T, c *testenv.Collector, what string, match func(testen
 // spanRefIs matches the span it names.
 type spanRefIs testenv.SpanRef
 
-func (ref spanRefIs) match(s testenv.Span) bool { return s.TraceID == ref.TraceID && s.SpanID == ref.SpanID }
+func (ref spanRefIs) match(s testenv.Span) bool {
+	return s.TraceID == ref.TraceID && s.SpanID == ref.SpanID
+}
 
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, a pushed lead is traced from the API request to the
 // receiver: the webhook request carries a traceparent naming an exported delivery attempt span,
