@@ -118,6 +118,9 @@ func TestTracesFromRequestToReceiver(t *testing.T) {
 	}
 
 	hdr := rc.find(t, "prospect_added", func(http.Header) bool { return true })
+	if err := testenv.LoadOpenAPI(t).CheckWebhookHeaders("event", hdr); err != nil {
+		t.Errorf("webhook headers against docs/openapi.yaml: %v", err)
+	}
 	attemptRef := traceParent(t, hdr.Get("traceparent"))
 	attempt := exported(t, collector, "the attempt's span", spanRefIs(attemptRef).match)
 	want := map[string]any{"outreachd.destination_id": dest, "outreachd.event_kind": "prospect_added",
