@@ -5,11 +5,12 @@ import (
 	"net/http"
 
 	"github.com/gorilla/mux"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"outreachd/internal/telemetry"
 )
 
 // Traces of HTTP requests (docs/operations.md, "Traces"), when Deps.Traces is set: one server
@@ -21,9 +22,6 @@ import (
 
 // TracerName is the instrumentation scope of the API's spans.
 const TracerName = "outreachd/api"
-
-// AttrOrg is the organization a span's work belongs to.
-const AttrOrg = attribute.Key("outreachd.org_id")
 
 // untraced tells the paths of probes and scrapes, which would only bury the requests in spans.
 func untraced(path string) bool {
@@ -72,6 +70,6 @@ func nameSpan(next http.Handler) http.Handler {
 // traceOrg records on the request's span which organization its key belongs to.
 func traceOrg(ctx context.Context, orgID string) {
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		span.SetAttributes(AttrOrg.String(orgID))
+		span.SetAttributes(telemetry.AttrOrg.String(orgID))
 	}
 }

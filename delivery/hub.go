@@ -27,6 +27,7 @@ import (
 
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -201,7 +202,7 @@ func NewHub(store *Store, webhookSender WebhookSender, slackSender SlackSender, 
 	}
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
-		tracer: tracerOf(cfg.Traces),
+		tracer: telemetry.Tracer(cfg.Traces, TracerName),
 		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
 		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
+	"outreachd/internal/telemetry"
 	"outreachd/storage"
 )
 
@@ -66,20 +66,8 @@ func startFanout(ctx context.Context) (context.Context, trace.Span) {
 func endFanout(span trace.Span, events int, res InsertResult, err error) {
 	if span.IsRecording() {
 		span.SetAttributes(storage.AttrEvents.Int(events), AttrDeliveries.Int(res.Created), AttrCollapsed.Int(res.Collapsed))
-		if err != nil {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-		}
 	}
-	span.End()
-}
-
-// tracerOf is tp's tracer for the hub, or the no-op one when tp is nil.
-func tracerOf(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
-	}
-	return tp.Tracer(TracerName)
+	telemetry.End(span, err)
 }
 
 // startAttempt starts the span of one attempt of c: a client span, the root of a trace of its own

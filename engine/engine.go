@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -151,7 +152,7 @@ func New(store Store, li LinkedIn, drafter Drafter, clock outreach.Clock, log *s
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{store: store, db: store.Pool(), li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
-		ops: newOpLog(log, cfg.ActivityLogEvery), tracer: tracerOf(cfg.Traces)}
+		ops: newOpLog(log, cfg.ActivityLogEvery), tracer: telemetry.Tracer(cfg.Traces, TracerName)}
 	if op, ok := li.(Operator); ok && li != nil {
 		e.op = op
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -127,9 +128,9 @@ func (e *Engine) handle(ctx context.Context, id int64) (bool, error) {
 		return false, err
 	}
 	ctx, span := e.startSpan(ctx, "engine.report", func() []attribute.KeyValue {
-		return []attribute.KeyValue{AttrOrg.String(r.OrgID), AttrReport.Int64(id), AttrReportKind.String(string(r.Kind))}
+		return []attribute.KeyValue{telemetry.AttrOrg.String(r.OrgID), AttrReport.Int64(id), AttrReportKind.String(string(r.Kind))}
 	})
-	defer func() { endSpan(span, err) }()
+	defer func() { telemetry.End(span, err) }()
 	var plan replyPlan
 	if r.Kind == outreach.ReportMessageReceived {
 		if err := e.resolveOperator(ctx, &r); err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -197,7 +198,7 @@ func halted(p engineProspect) bool {
 // result, its activity and its events.
 func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (out stepOutcome, err error) {
 	ctx, span := e.startSpan(ctx, "engine.step", func() []attribute.KeyValue {
-		return []attribute.KeyValue{AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
+		return []attribute.KeyValue{telemetry.AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
 	})
 	did := ""
 	defer func() { endStep(span, did, err) }()

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
+
+	"outreachd/internal/telemetry"
 )
 
 // Traces of the engine's work (docs/operations.md, "Traces"): a span per prospect's step (named
@@ -21,21 +21,12 @@ const TracerName = "outreachd/engine"
 
 // Attributes of the engine's spans.
 const (
-	AttrOrg        = attribute.Key("outreachd.org_id")
 	AttrCampaign   = attribute.Key("outreachd.campaign_id")
 	AttrProspect   = attribute.Key("outreachd.prospect_id")
 	AttrStep       = attribute.Key("outreachd.step")
 	AttrReport     = attribute.Key("outreachd.report_id")
 	AttrReportKind = attribute.Key("outreachd.report_kind")
 )
-
-// tracerOf is tp's tracer for the engine, or the no-op one when tp is nil.
-func tracerOf(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
-	}
-	return tp.Tracer(TracerName)
-}
 
 // startSpan starts one of the engine's spans; attrs are built only for a span that records.
 func (e *Engine) startSpan(ctx context.Context, name string, attrs func() []attribute.KeyValue) (context.Context, trace.Span) {
@@ -53,14 +44,5 @@ func endStep(span trace.Span, did string, err error) {
 		span.SetName("engine." + did)
 		span.SetAttributes(AttrStep.String(did))
 	}
-	endSpan(span, err)
-}
-
-// endSpan ends span, marked failed with err when err is not nil.
-func endSpan(span trace.Span, err error) {
-	if err != nil && span.IsRecording() {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
+	telemetry.End(span, err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -75,7 +76,7 @@ func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(
 	// A span per batch that found leads (an empty poll records none): the enrichment calls and the
 	// transaction that records the verdicts and their events.
 	ctx, span := s.tracer.Start(ctx, spanEnrichment, trace.WithAttributes(AttrLeads.Int(len(leads))))
-	defer func() { endSpan(span, err) }()
+	defer func() { telemetry.End(span, err) }()
 	results, err := resolve(ctx, leads)
 	if err != nil {
 		return len(leads), err

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -128,7 +129,7 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		async.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	s := &Store{pool: pool, async: async, deliveries: cfg.Deliveries, tracer: tracer(cfg.Traces)}
+	s := &Store{pool: pool, async: async, deliveries: cfg.Deliveries, tracer: telemetry.Tracer(cfg.Traces, TracerName)}
 	if s.deliveries != nil {
 		if err := s.deliveries.Attach(s); err != nil {
 			pool.Close()

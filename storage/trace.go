@@ -1,15 +1,11 @@
 package storage
 
 import (
-	"errors"
-
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
-	"outreachd/outreach"
+	"outreachd/internal/telemetry"
 )
 
 // Traces of the business transactions (docs/operations.md, "Traces"). Every Store.InTx is one
@@ -35,37 +31,11 @@ const (
 	AttrLeads  = attribute.Key("outreachd.leads")
 )
 
-// tracer is tp's tracer for storage, or the no-op one when tp is nil.
-func tracer(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
-	}
-	return tp.Tracer(TracerName)
-}
-
 // endTransaction ends a transaction's span with the number of events it emitted and, when it
 // failed, its error. A span that records nothing (tracing off, or not sampled) costs no attribute.
 func endTransaction(span trace.Span, events int, err error) {
 	if span.IsRecording() {
 		span.SetAttributes(semconv.DBSystemNamePostgreSQL, AttrEvents.Int(events))
 	}
-	endSpan(span, err)
-}
-
-// endSpan ends span, marked failed when err is not nil. A client's error (bad input, a thing not
-// found) may quote what the client sent, a lead's text among it, so only its kind is recorded;
-// any other error is recorded whole.
-func endSpan(span trace.Span, err error) {
-	if err != nil && span.IsRecording() {
-		switch {
-		case errors.Is(err, outreach.ErrInvalid):
-			span.SetStatus(codes.Error, "invalid input")
-		case errors.Is(err, outreach.ErrNotFound):
-			span.SetStatus(codes.Error, "not found")
-		default:
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-		}
-	}
-	span.End()
+	telemetry.End(span, err)
 }
