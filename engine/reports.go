@@ -35,7 +35,7 @@ const reportBatch = 200
 func (e *Engine) ProcessReports(ctx context.Context) (int, error) {
 	n := 0
 	if e.op != nil {
-		ids, err := newReportIDs(ctx, e.db, reportFromOperator, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, reportFromOperator, reportBatch, e.cfg.SeatMessageGrace)
 		if err != nil {
 			return n, err
 		}
@@ -97,7 +97,7 @@ func (e *Engine) handleNew(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for {
-		ids, err := newReportIDs(ctx, e.db, source, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, source, reportBatch, e.cfg.SeatMessageGrace)
 		if err != nil {
 			return n, err
 		}
@@ -224,6 +224,8 @@ func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r reportRow, p
 	case outreach.ReportAccountDisconnected, outreach.ReportAccountReconnected, outreach.ReportAccountRateLimited,
 		outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored:
 		return e.applyAccount(ctx, tx, r, acc)
+	case outreach.ReportSeatMessaged:
+		return e.applySeatMessage(ctx, tx, r, acc)
 	}
 	return nil, outreach.Invalidf("unknown report kind %q", r.Kind)
 }

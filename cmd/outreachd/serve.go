@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
+	"outreachd/adapters/unipile"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
@@ -48,6 +49,8 @@ type app struct {
 	hub *delivery.Hub
 	// deliveries is the delivery hub's store, attached to store.
 	deliveries *delivery.Store
+	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
+	seatLinks *unipile.Seats
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -57,6 +60,9 @@ func runServe(ctx context.Context, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if demo && cfg.LinkedInProvider != "simulator" {
+		return fmt.Errorf("--demo runs on the LinkedIn simulator; unset LINKEDIN_PROVIDER")
 	}
 	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	if applyGCDefaults(os.Getenv) {
