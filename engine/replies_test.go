@@ -198,7 +198,7 @@ func TestStoppedChatGetsNoDraft(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{})
 	_, pid := w.messaged("dan")
-	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("dan")}}, w.clock.Now()); err != nil {
+	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("dan")}}, "", w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	evs := w.reply("dan", "Sounds interesting, tell me more.")

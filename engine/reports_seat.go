@@ -77,7 +77,7 @@ func sequenceText(ctx context.Context, tx *storage.Tx, p engineProspect, text st
 	}
 	text = strings.TrimSpace(text)
 	for _, s := range steps {
-		if strings.TrimSpace(personalize(s.Text, p.Prospect)) == text {
+		if strings.TrimSpace(outreach.Personalize(s.Text, p.Prospect.Variables())) == text {
 			return true, nil
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -28,12 +26,7 @@ type SeatRow struct {
 
 // SeatRows lists an organization's seats, oldest first.
 func SeatRows(ctx context.Context, q storage.Querier, orgID string) ([]SeatRow, error) {
-	rows, err := q.Query(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts
-		WHERE org_id = $1 ORDER BY created_at, id`, orgID)
-	if err != nil {
-		return nil, fmt.Errorf("list seats: %w", err)
-	}
-	accs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LinkedInAccount, error) { return storage.ScanLinkedInAccount(r) })
+	accs, err := storage.OrgLinkedInAccounts(ctx, q, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list seats: %w", err)
 	}

@@ -97,7 +97,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		return err
 	}
 	a.apiDeps.DomainNow = clock.Now
-	a.apiDeps.Drafts = eng
+	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = sim
 	}

@@ -119,7 +119,7 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.apiDeps.Drafts = eng
+	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
 	return nil
 }
