@@ -109,8 +109,8 @@ func writeErrorFor(w http.ResponseWriter, r *http.Request, status int, code, mes
 //
 // Invalid input is read from its type (outreach.InvalidInputError): its kind gives the status
 // and code, and its text, with whatever context the handler wrapped around it ("leads[3]%w"),
-// is the message, since it carries no sentinel's words. Errors that wrap the sentinels
-// themselves (packages that do not build the type yet) are worded by outreach.Describe.
+// is the message, since it carries no sentinel's words. A conflict is worded by its own type
+// (outreach.ConflictError) the same way.
 func classify(err error) (int, string, string) {
 	if ie, ok := errors.AsType[*outreach.InvalidInputError](err); ok {
 		if errors.Is(ie, outreach.ErrInvalidFilters) {

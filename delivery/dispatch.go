@@ -307,7 +307,9 @@ func (h *Hub) deliver(ctx context.Context, it claimed) {
 // needless resend after restart.
 func (h *Hub) deliverOne(ctx context.Context, c ClaimedDelivery) {
 	at := time.Now()
-	res := h.attempt(context.WithoutCancel(ctx), c.Target, c.ID, c.EventKind, c.Payload, at)
+	actx, span := h.startAttempt(context.WithoutCancel(ctx), c)
+	res := h.attempt(actx, c.Target, c.ID, c.EventKind, c.Payload, at)
+	endAttempt(span, res)
 	attempt := c.Attempts + 1
 	v := h.policy.decide(attempt, c.MaxAttempts, attemptResult{OK: res.OK, RetryAfter: res.RetryAfter}, time.Now())
 	rec := AttemptRecord{

@@ -29,6 +29,9 @@ type ClaimedDelivery struct {
 	EmittedAt   time.Time
 	Trigger     string
 	Target      DeliveryTarget
+	// TraceParent is the W3C traceparent of the span that committed the event, "" when none was
+	// recorded (trace.go).
+	TraceParent string
 }
 
 // ChunkID is the id of the chunk the delivery was claimed through, "" when it was claimed through a
@@ -97,10 +100,10 @@ WITH c AS (
 -- read (OFFSET 0 keeps it one), so the other rows read nothing. With 10 destinations a claim
 -- held each payload ten times. Every queue row claimed comes back at least once: one whose first
 -- delivery is no longer pending also once without a delivery (id NULL).
-SELECT d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload,
+SELECT d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, pl.traceparent,
        d.attempts, d.max_attempts, d.emitted_at, d.next_trigger, d.destination_id, t.*
 FROM d
-LEFT JOIN LATERAL (SELECT p.payload FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
+LEFT JOIN LATERAL (SELECT p.payload, p.traceparent FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
 LEFT JOIN LATERAL (SELECT %s FROM destinations dst WHERE d.dn = 1 AND dst.id = d.destination_id OFFSET 0) t ON true`
 
 // ClaimDue leases up to Limit due pending deliveries of enabled destinations, oldest due first,
@@ -168,15 +171,15 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 		destID string
 	}
 	var all []scanned
-	payloads, targets := map[string][]byte{}, map[string]DeliveryTarget{}
+	payloads, targets, traceParents := map[string][]byte{}, map[string]DeliveryTarget{}, map[string]string{}
 	finished = map[string]bool{}
 	for rows.Next() {
 		var g scanned
 		var t targetRow
-		var id, org, evID, evKind, trigger, destID *string
+		var id, org, evID, evKind, trigger, destID, traceParent *string
 		var attempts, maxAttempts *int
 		var emitted *time.Time
-		dest := []any{&g.at, &g.c.QueueID, &id, &org, &evID, &evKind, &g.c.Payload, &attempts,
+		dest := []any{&g.at, &g.c.QueueID, &id, &org, &evID, &evKind, &g.c.Payload, &traceParent, &attempts,
 			&maxAttempts, &emitted, &trigger, &destID}
 		if err := rows.Scan(t.scan(dest)...); err != nil {
 			return nil, nil, err
@@ -193,6 +196,9 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 		if g.c.Payload != nil {
 			payloads[g.c.EventID] = g.c.Payload
 		}
+		if traceParent != nil {
+			traceParents[g.c.EventID] = *traceParent
+		}
 		if t.id != nil {
 			targets[g.destID] = t.target()
 		}
@@ -205,7 +211,7 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 		pl, okP := payloads[g.c.EventID]
 		t, okT := targets[g.destID]
 		if okP && okT {
-			g.c.Payload, g.c.Target = pl, t
+			g.c.Payload, g.c.Target, g.c.TraceParent = pl, t, traceParents[g.c.EventID]
 			got = append(got, g.claimRow)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -75,10 +76,10 @@ type fanoutTarget struct {
 	events []outreach.EventKind
 }
 
-// fanOut writes the deliveries of events (bodies are their outbox payloads) in tx and reports
-// what it wrote and collapsed. Most events of most organizations go nowhere: one indexed read of the
+// fanOut writes the deliveries of events (bodies are their outbox payloads; traceParent is the
+// span that commits them, "" for none) in tx and reports what it wrote and collapsed. Most events of most organizations go nowhere: one indexed read of the
 // organizations' enabled destinations, and an event no destination selected costs nothing more.
-func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time) (InsertResult, error) {
+func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time, traceParent string) (InsertResult, error) {
 	orgs := make([]string, 0, 1)
 	for _, ev := range events {
 		if len(orgs) == 0 || orgs[len(orgs)-1] != ev.OrgID {
@@ -104,7 +105,7 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 				}
 				nd = NewDeliveries{EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: bodies[i],
 					EmittedAt: emitted, MaxAttempts: policy.Attempts, DedupeWindow: policy.DedupeWindow,
-					QueueChunk: policy.QueueChunk, Identity: identity}
+					QueueChunk: policy.QueueChunk, Identity: identity, TraceParent: traceParent}
 			}
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(ev.ID, d.id))
 			nd.Destinations = append(nd.Destinations, d.id)
@@ -154,6 +155,9 @@ type NewDeliveries struct {
 	Identity     []byte
 	IDs          []string // delivery ids, parallel to Destinations
 	Destinations []string
+	// TraceParent is the W3C traceparent of the span that commits the event ("" for none), kept
+	// with its payload for the attempts' spans to link to (trace.go).
+	TraceParent string
 }
 
 // InsertResult is what InsertDeliveryBatch wrote.
@@ -184,7 +188,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		keys, legacyKeys                [][]byte
 		emitted                         []time.Time
 		maxAttempts                     []int32
-		bodyID                          []string
+		bodyID, traceParents            []string
 		body                            [][]byte
 	)
 	seen := map[string]bool{}
@@ -206,6 +210,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		}
 		seen[string(key)] = true
 		bodyID, body = append(bodyID, nd.EventID), append(body, nd.Payload)
+		traceParents = append(traceParents, nd.TraceParent)
 		for i := range nd.IDs {
 			ids, dests, keys = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, key)
 			evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
@@ -223,7 +228,10 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		chunk = DefaultQueueChunk
 	}
 	query := insertDeliveriesSQL
-	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk}
+	if !slices.ContainsFunc(traceParents, func(tp string) bool { return tp != "" }) {
+		traceParents = nil // NULL: no text to send or store
+	}
+	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk, traceParents}
 	if legacy {
 		query = insertDeliveriesLegacySQL
 		args = append(args, legacyKeys)
@@ -259,7 +267,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 const customPlanAbove = 200
 
 // insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
-// them); insertDeliveriesLegacySQL is the same with $13, the keys of the duplicate rule's older
+// them); insertDeliveriesLegacySQL is the same with $14, the keys of the duplicate rule's older
 // form (per destination), whose deliveries collapse too.
 var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(false), fanoutStatement(true)
 
@@ -267,7 +275,7 @@ var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(false), fan
 func fanoutStatement(legacy bool) string {
 	legacyArray, legacyColumn, legacyFilter := "", "", ""
 	if legacy {
-		legacyArray, legacyColumn, legacyFilter = ", $13::bytea[]", ", legacy_key", `
+		legacyArray, legacyColumn, legacyFilter = ", $14::bytea[]", ", legacy_key", `
       AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
                       AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`
 	}
@@ -318,8 +326,9 @@ WITH input AS (
                  (row_number() OVER (PARTITION BY destination_id ORDER BY id) - 1) / $12 AS chunk FROM ins) x
     GROUP BY destination_id, chunk
 ), body AS (
-    INSERT INTO delivery_payloads (event_id, payload)
-    SELECT b.event_id, b.payload FROM unnest($9::text[], $10::bytea[]) AS b(event_id, payload)
+    INSERT INTO delivery_payloads (event_id, payload, traceparent)
+    SELECT b.event_id, b.payload, nullif(b.traceparent, '')
+    FROM unnest($9::text[], $10::bytea[], $13::text[]) AS b(event_id, payload, traceparent)
     WHERE b.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )

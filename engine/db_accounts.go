@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,7 +25,7 @@ func ConnectSeat(ctx context.Context, q storage.Querier, orgID, name, providerAc
 		return storage.LinkedInAccount{}, storage.NotFound(err, "org "+orgID)
 	}
 	if a.OrgID != orgID {
-		return storage.LinkedInAccount{}, fmt.Errorf("linkedin account %s belongs to another organization: %w", providerAccountID, outreach.ErrConflict)
+		return storage.LinkedInAccount{}, outreach.Conflictf("linkedin account %s belongs to another organization", providerAccountID)
 	}
 	return a, nil
 }

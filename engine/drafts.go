@@ -51,7 +51,7 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 			return err
 		}
 		if n.Resolved {
-			return fmt.Errorf("needs-human item %s was already approved or dismissed: %w", n.ID, outreach.ErrConflict)
+			return outreach.Conflictf("needs-human item %s was already approved or dismissed", n.ID)
 		}
 		text := n.AIDraft
 		if d.Text != nil {
@@ -117,7 +117,7 @@ func (e *Engine) DismissDraft(ctx context.Context, d outreach.DraftDecision) (ou
 			return err
 		}
 		if n.Resolved {
-			return fmt.Errorf("needs-human item %s was already approved or dismissed: %w", n.ID, outreach.ErrConflict)
+			return outreach.Conflictf("needs-human item %s was already approved or dismissed", n.ID)
 		}
 		now := e.clock.Now()
 		out = outreach.DraftOutcome{ItemID: n.ID, ChatID: n.ChatID, Status: outreach.DraftDismissed, Text: n.AIDraft, At: now}

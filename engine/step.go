@@ -5,6 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -13,13 +16,21 @@ import (
 // the prospect's row locks: re-read the prospect, honour stop/block/lost/booked and the
 // do-not-contact list, pass the seat's gate and record the intent. Phase 2: the provider's call,
 // no transaction open. Phase 3, in a second transaction: the outcome, its activity and events.
-func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (stepOutcome, error) {
-	return e.act(ctx, run, id, now, false)
+// Its span is named after the action taken (trace.go).
+func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (out stepOutcome, err error) {
+	ctx, span := e.startSpan(ctx, "engine.step", func() []attribute.KeyValue {
+		return []attribute.KeyValue{telemetry.AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
+	})
+	did := ""
+	defer func() { endStep(span, did, err) }()
+	out, did, err = e.act(ctx, run, id, now, false)
+	return out, err
 }
 
 // act is step, or with check the check of an action a prospect no longer due left open (its
 // answer lost, or its instance dead): nothing is started then, and the prospect is not ended.
-func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.Time, check bool) (stepOutcome, error) {
+// did is the kind of action taken or checked ("" for none).
+func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.Time, check bool) (stepOutcome, string, error) {
 	var out stepOutcome
 	due := func(p engineProspect) bool { return check || (p.NextStepAt != nil && !p.NextStepAt.After(now)) }
 	var in *intent
@@ -63,11 +74,11 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		return err
 	})
 	if err != nil || in == nil {
-		return out, err
+		return out, "", err
 	}
 	r := e.perform(ctx, in)
 	if ctx.Err() != nil {
-		return out, ctx.Err() // shutting down: the action's lease runs out and the next look checks it
+		return out, in.act.Kind, ctx.Err() // shutting down: the action's lease runs out and the next look checks it
 	}
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
 		out = stepOutcome{}
@@ -81,7 +92,7 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: in.acc, now: now, out: &out}
 		return s.record(ctx, in, r)
 	})
-	return out, err
+	return out, in.act.Kind, err
 }
 
 // endIfOut ends the sequence of a prospect who left it (stopped, lost, booked, ended) or is on

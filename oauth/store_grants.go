@@ -30,7 +30,7 @@ func (d *db) revokeToken(ctx context.Context, h []byte, clientID string, now tim
 			return err
 		}
 		if clientID != "" && clientID != owner {
-			return fmt.Errorf("token belongs to another client: %w", outreach.ErrConflict)
+			return outreach.Conflictf("token belongs to another client")
 		}
 		if kind == "refresh" {
 			return revokeGrantTx(ctx, tx, grantID, now)

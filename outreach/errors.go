@@ -73,6 +73,21 @@ func InvalidField(field, format string, args ...any) error {
 
 func invalidf(format string, args ...any) error { return Invalidf(format, args...) }
 
+// ConflictError is a write that clashes with the current state of a resource (409): Message is
+// the whole sentence the client reads ("campaign cmp_… is active; only a draft can be edited"),
+// without the sentinel's word. It matches ErrConflict with errors.Is. Build it with Conflictf.
+type ConflictError struct{ Message string }
+
+func (e *ConflictError) Error() string { return e.Message }
+
+// Is reports whether target is ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Conflictf is a ConflictError whose message says what clashes.
+func Conflictf(format string, args ...any) error {
+	return &ConflictError{Message: fmt.Sprintf(format, args...)}
+}
+
 // NotFoundError is a thing the client named that does not exist (or is not theirs): 404, with
 // a message that names it ("delivery dlv_… not found"). It matches ErrNotFound with errors.Is.
 type NotFoundError struct {

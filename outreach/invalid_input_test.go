@@ -55,3 +55,15 @@ func TestInvalidInputError(t *testing.T) {
 		t.Error("the JSON decoding error is not kept as the cause")
 	}
 }
+
+// TestConflictError: a conflict reads as the sentence it was given, with context wrapped around
+// it, and is ErrConflict for errors.Is (never ErrInvalid).
+func TestConflictError(t *testing.T) {
+	err := fmt.Errorf("approve: %w", Conflictf("needs-human item %s was already approved or dismissed", "nhu_1"))
+	if got, want := err.Error(), "approve: needs-human item nhu_1 was already approved or dismissed"; got != want {
+		t.Fatalf("message %q, want %q", got, want)
+	}
+	if !errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid) {
+		t.Fatalf("errors.Is: conflict %v, invalid %v", errors.Is(err, ErrConflict), errors.Is(err, ErrInvalid))
+	}
+}

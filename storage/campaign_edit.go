@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,7 +22,7 @@ func (s *Store) UpdateDraftCampaign(ctx context.Context, orgID, id string,
 			return notFound(err, "campaign "+id)
 		}
 		if !cur.Status.Editable() {
-			return fmt.Errorf("campaign %s is %s; only a draft can be edited: %w", id, cur.Status, outreach.ErrConflict)
+			return outreach.Conflictf("campaign %s is %s; only a draft can be edited", id, cur.Status)
 		}
 		in, err := edit(cur.Settings())
 		if err != nil {

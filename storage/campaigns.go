@@ -389,7 +389,7 @@ func fillCampaignStats(ctx context.Context, tx *Tx) error {
 // wrapServerErr adds context to server faults only: a client error already names its problem in
 // words the API shows as they are.
 func wrapServerErr(err error, what string) error {
-	for _, sentinel := range []error{outreach.ErrInvalid, outreach.ErrInvalidFilters, outreach.ErrNotFound} {
+	for _, sentinel := range []error{outreach.ErrInvalid, outreach.ErrInvalidFilters, outreach.ErrNotFound, outreach.ErrConflict} {
 		if errors.Is(err, sentinel) {
 			return err
 		}

@@ -94,6 +94,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
 		ActionSpacing:    a.cfg.LinkedInActionSpacing,
+		Traces:           a.cfg.Traces,
 	})
 	if err != nil {
 		return err

@@ -116,7 +116,8 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 		return err
 	}
 	eng, err := engine.New(a.store, prov, d, outreach.SystemClock{}, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, ActionSpacing: a.cfg.LinkedInActionSpacing})
+		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, ActionSpacing: a.cfg.LinkedInActionSpacing,
+		Traces: a.cfg.Traces})
 	if err != nil {
 		return err
 	}
