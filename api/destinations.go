@@ -131,7 +131,8 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, delivery.DestinationSpec{
-		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Secret: deref(in.secret),
+		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Filter: in.Filter,
+		RateLimitPerSecond: in.rateLimit, Secret: deref(in.secret),
 		SlackBotToken: deref(in.token), SlackChannel: deref(in.channel), Enabled: in.Enabled,
 	})
 	if err != nil {
@@ -176,7 +177,7 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, delivery.DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
-		Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
+		Filter: in.Filter, SetRateLimit: in.rateLimitSet, RateLimitPerSecond: in.rateLimit, Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
 	if err != nil {
 		s.fail(w, r, err)
 		return

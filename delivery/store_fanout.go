@@ -60,24 +60,31 @@ type FanoutCounts struct {
 	Events    int64 // events committed
 	Created   int64 // deliveries written
 	Collapsed int64 // deliveries not written: an identical payload within the window
+	Filtered  int64 // deliveries not written: the destination selected the kind, its filter did not match
 }
 
-type fanoutCounters struct{ events, created, collapsed atomic.Int64 }
+type fanoutCounters struct{ events, created, collapsed, filtered atomic.Int64 }
 
 // FanoutCounts reads the fan-out totals.
 func (s *Store) FanoutCounts() FanoutCounts {
-	return FanoutCounts{Events: s.counts.events.Load(), Created: s.counts.created.Load(), Collapsed: s.counts.collapsed.Load()}
+	return FanoutCounts{Events: s.counts.events.Load(), Created: s.counts.created.Load(), Collapsed: s.counts.collapsed.Load(),
+		Filtered: s.counts.filtered.Load()}
 }
 
 // fanoutTarget is a destination as the fan-out matches events against it.
 type fanoutTarget struct {
-	id     string
-	events []outreach.EventKind
+	id        string
+	events    []outreach.EventKind
+	hasFilter bool
+	updatedAt time.Time        // the row's version, under which its compiled filter is kept
+	filter    *outreach.Filter // set by resolveFilters when hasFilter
 }
 
 // fanOut writes the deliveries of events (bodies are their outbox payloads) in tx and reports
-// what it wrote and collapsed. Most events of most organizations go nowhere: one indexed read of the
-// organizations' enabled destinations, and an event no destination selected costs nothing more.
+// what it wrote, collapsed and filtered out. Most events of most organizations go nowhere: one
+// indexed read of the organizations' enabled destinations, and an event no destination selected
+// costs nothing more. An event goes to a destination that selected its kind when the destination
+// has no filter or its filter matches (fanout_filters.go): a filtered-out event costs no delivery.
 func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time) (InsertResult, error) {
 	orgs := make([]string, 0, 1)
 	for _, ev := range events {
@@ -85,16 +92,29 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 			orgs = append(orgs, ev.OrgID)
 		}
 	}
-	dests, err := fanoutTargets(ctx, tx, orgs)
+	dests, filtered, err := fanoutTargets(ctx, tx, orgs)
 	if err != nil || len(dests) == 0 {
 		return InsertResult{}, err
 	}
+	if filtered {
+		if err := s.resolveFilters(ctx, tx, dests); err != nil {
+			return InsertResult{}, err
+		}
+	}
 	policy := s.policy.Load()
 	var nds []NewDeliveries
+	var dropped int
 	for i, ev := range events {
 		var nd NewDeliveries
+		env := eventEnvelope{body: bodies[i]}
 		for _, d := range dests[ev.OrgID] {
 			if !ev.Kind.Matches(d.events) {
+				continue
+			}
+			if ok, err := env.matches(d.filter); err != nil {
+				return InsertResult{}, err
+			} else if !ok {
+				dropped++
 				continue
 			}
 			if nd.Identity == nil {
@@ -113,30 +133,35 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 			nds = append(nds, nd)
 		}
 	}
-	return s.InsertDeliveryBatch(ctx, tx, nds)
+	res, err := s.InsertDeliveryBatch(ctx, tx, nds)
+	res.Filtered = dropped
+	return res, err
 }
 
-const fanoutTargetsSQL = `SELECT id, org_id, events FROM destinations
+const fanoutTargetsSQL = `SELECT id, org_id, events, filter IS NOT NULL, updated_at FROM destinations
 		WHERE org_id = ANY($1::text[]) AND enabled AND deleted_at IS NULL ORDER BY created_at, id`
 
 // fanoutTargets reads the enabled destinations of orgs, by organization, in the order they were
-// created.
-func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (map[string][]fanoutTarget, error) {
+// created; filtered reports whether any of them has a filter.
+func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (out map[string][]fanoutTarget, filtered bool, err error) {
 	rows, err := tx.Query(ctx, fanoutTargetsSQL, orgs)
 	if err != nil {
-		return nil, fmt.Errorf("fan-out destinations: %w", err)
+		return nil, false, fmt.Errorf("fan-out destinations: %w", err)
 	}
 	defer rows.Close()
-	out := map[string][]fanoutTarget{}
+	out = map[string][]fanoutTarget{}
 	for rows.Next() {
-		var id, org string
+		var t fanoutTarget
+		var org string
 		var events []string
-		if err := rows.Scan(&id, &org, &events); err != nil {
-			return nil, err
+		if err := rows.Scan(&t.id, &org, &events, &t.hasFilter, &t.updatedAt); err != nil {
+			return nil, false, err
 		}
-		out[org] = append(out[org], fanoutTarget{id: id, events: kinds(events)})
+		t.events = kinds(events)
+		filtered = filtered || t.hasFilter
+		out[org] = append(out[org], t)
 	}
-	return out, rows.Err()
+	return out, filtered, rows.Err()
 }
 
 // NewDeliveries is one event's fan-out: one delivery per destination.
@@ -156,10 +181,11 @@ type NewDeliveries struct {
 	Destinations []string
 }
 
-// InsertResult is what InsertDeliveryBatch wrote.
+// InsertResult is what InsertDeliveryBatch wrote (and, for a fan-out, what it filtered out).
 type InsertResult struct {
 	Created   int // deliveries written
 	Collapsed int // deliveries not written: an identical payload was seen within the window
+	Filtered  int // deliveries not written: the destination's filter did not match the event
 }
 
 // InsertDeliveryBatch writes the deliveries of many events in tx in one statement, all due now:
@@ -334,7 +360,7 @@ SELECT count(*)::int FROM ins`
 // "The CLI path"). pgx runs a statement prepared under its own SQL text as the name whenever that
 // text is queried.
 func (s *Store) Prepare(ctx context.Context, conn *pgx.Conn) error {
-	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
+	for _, q := range []string{fanoutTargetsSQL, fetchFiltersSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703") {
