@@ -79,9 +79,11 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 			return d, "", err
 		}
 	}
-	if d.Filter, err = checkFilter(spec.Filter, d.Events); err != nil {
+	f, err := checkFilter(spec.Filter, d.Events)
+	if err != nil {
 		return d, "", err
 	}
+	d.Filter = f.Raw()
 	if err := checkRateLimit(spec.RateLimitPerSecond); err != nil {
 		return d, "", err
 	}
@@ -191,7 +193,7 @@ func applyLimits(d *Destination, p DestinationPatch, eventsChanged bool) error {
 		if err != nil {
 			return err
 		}
-		d.Filter = f
+		d.Filter = f.Raw()
 	case eventsChanged:
 		if err := recheckFilter(d.Filter, d.Events); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"outreachd/outreach"
 )
@@ -25,18 +26,46 @@ func isNullJSON(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// checkFilter compiles a filter given for a destination selecting events and returns what is
-// stored: the filter compacted, or nil for none (absent or null). A refusal names the place in
-// the filter ("filter.$or[1].data.campaign.id: ...").
-func checkFilter(raw json.RawMessage, events []string) (json.RawMessage, error) {
+// checkFilter compiles a filter given for a destination selecting events: nil for none (absent
+// or null). What is stored is its Raw text, compacted. A refusal names the place in the filter
+// ("filter.$or[1].data.campaign.id: ...").
+func checkFilter(raw json.RawMessage, events []string) (*outreach.Filter, error) {
 	if isNullJSON(raw) {
 		return nil, nil
 	}
-	f, err := outreach.ParseFilter(raw, kinds(events))
-	if err != nil {
-		return nil, err
+	return outreach.ParseFilter(raw, kinds(events))
+}
+
+// FilterPreview is how many of an organization's recent events a destination would receive.
+type FilterPreview struct {
+	Matched int // the events it would receive
+	Of      int // the events looked at
+}
+
+// PreviewFilter checks an event selection (nil: all) and a filter as a create does, with the
+// same words, and counts how many of bodies (events as the outbox stores them) a destination with
+// them would receive: the application's "matches N of the last 100 events".
+func PreviewFilter(events []string, filter json.RawMessage, bodies [][]byte) (FilterPreview, error) {
+	sel := []string{string(outreach.EventsAll)}
+	if events != nil {
+		var err error
+		if sel, err = ParseEventSelection(events); err != nil {
+			return FilterPreview{}, err
+		}
 	}
-	return f.Raw(), nil
+	f, err := checkFilter(filter, sel)
+	if err != nil {
+		return FilterPreview{}, err
+	}
+	envs := make([]*outreach.Envelope, 0, len(bodies))
+	for _, b := range bodies {
+		env, err := outreach.DecodeEnvelope(b)
+		if err != nil {
+			return FilterPreview{}, fmt.Errorf("filter preview: %w", err)
+		}
+		envs = append(envs, env)
+	}
+	return FilterPreview{Matched: outreach.MatchingCount(f, kinds(sel), envs), Of: len(envs)}, nil
 }
 
 // recheckFilter checks a stored filter against a new event selection (a change of events that

@@ -83,6 +83,8 @@ type detailData struct {
 	Attempts  []delivery.AttemptLogEntry
 	Filter    delivery.AttemptFilter
 	Kinds     []outreach.EventKind
+	Limits    limitsForm // the settings' filter and rate limit: as stored, or as typed when refused
+	Example   string     // of a filter
 	Prev      string
 	Next      string
 	NewSecret string
@@ -94,6 +96,7 @@ type detailExtra struct {
 	flash, errMsg string
 	newSecret     string
 	tested        *testOutcome
+	typed         *limitsForm // the filter and rate limit of a refused save
 }
 
 const attemptsPerPage = 50
@@ -152,7 +155,10 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 	}
 	data := detailData{D: d, URL: delivery.DisplayURL(d), Events: strings.Join(d.Events, ", "), Attempts: list, Filter: f,
 		Kinds: outreach.AllEventKinds(), Health: healthOf(health[d.ID], now), NewSecret: x.newSecret, Test: x.tested,
-		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04")}
+		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04"), Limits: limitsOf(d), Example: filterExample}
+	if x.typed != nil {
+		data.Limits = *x.typed
+	}
 	if tried {
 		data.Last = &last
 	}
@@ -184,7 +190,17 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	}
 	name := r.PostFormValue("name")
 	enabled := r.PostFormValue("enabled") == "on"
-	p := delivery.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled}
+	typed := limitsFrom(r)
+	refused := func(err error) {
+		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + err.Error(), typed: &typed})
+	}
+	rate, err := typed.rateLimit()
+	if err != nil {
+		refused(err)
+		return
+	}
+	p := delivery.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled,
+		Filter: typed.filter(), SetRateLimit: true, RateLimitPerSecond: rate}
 	if p.Events == nil {
 		p.Events = []string{}
 	}
@@ -196,9 +212,9 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 		ch := r.PostFormValue("slack_channel")
 		p.SlackChannel = &ch
 	}
-	_, _, err := a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, p)
+	_, _, err = a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, p)
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + err.Error()})
+		refused(err)
 		return
 	}
 	if err != nil {
