@@ -168,4 +168,7 @@ type attemptView struct {
 	DurationMS      int     `json:"duration_ms"`
 	ResponseExcerpt *string `json:"response_excerpt"`
 	NextAttemptAt   *string `json:"next_attempt_at"`
+	// ThrottledMS is set when the destination's rate limit held the attempt back: from when it
+	// came due to its start, in milliseconds (a wait, not a failure); null otherwise.
+	ThrottledMS *int `json:"throttled_ms"`
 }

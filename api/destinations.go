@@ -226,6 +226,7 @@ func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
 
 // destinationAttempts is the attempt log of a destination, a deleted one's too until the
 // delivery history's retention removes it: what was sent before a deletion stays readable.
+// ?throttled=true keeps the attempts the destination's rate limit held back.
 func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	m, d, ok := s.destinationOf(w, r, readDestinationLog)
 	if !ok {
@@ -236,7 +237,16 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	list, total, err := m.Attempts(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset)
+	var throttled bool
+	switch v := r.URL.Query().Get("throttled"); v {
+	case "", "false":
+	case "true":
+		throttled = true
+	default:
+		s.fail(w, r, invalidField("throttled", "must be true or false, got %q", v))
+		return
+	}
+	list, total, err := m.Attempts(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset, throttled)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -249,7 +259,8 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,
 			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: shown, StatusCode: a.StatusCode, Error: a.Error,
-			DurationMS: a.DurationMS, ResponseExcerpt: a.ResponseExcerpt, NextAttemptAt: outreach.FormatTimePtr(a.NextAttemptAt)}
+			DurationMS: a.DurationMS, ResponseExcerpt: a.ResponseExcerpt, NextAttemptAt: outreach.FormatTimePtr(a.NextAttemptAt),
+			ThrottledMS: a.ThrottledMS}
 	}
 	page.Total = total
 	writeJSON(w, http.StatusOK, map[string]any{"data": out, "pagination": page})

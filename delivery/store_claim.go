@@ -95,9 +95,9 @@ WITH c AS (
     WHERE g.destination_id IS NULL OR r0.dn <= g.granted
 ), p AS (
     -- The rows of throttled destinations their budget had no room for: due again when it may
-    -- have (the slot the row's first delivery would get, less the horizon), so that claims do
-    -- not read them again and again while they wait.
-    UPDATE delivery_queue q SET next_attempt_at = greatest(now(), g.next_start - $8::interval + (t.dn - t.n - g.granted) * g.slot)
+    -- have (when the slot the row's last delivery would get comes within the horizon), so that
+    -- claims do not read them again and again while they wait.
+    UPDATE delivery_queue q SET next_attempt_at = greatest(now(), g.next_start - $8::interval + (t.dn - g.granted) * g.slot)
     FROM t JOIN g ON g.destination_id = t.destination_id
     WHERE q.id = t.id AND t.dn > g.granted
     RETURNING 1

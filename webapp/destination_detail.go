@@ -112,6 +112,13 @@ func (a *App) destinationPage(w http.ResponseWriter, r *http.Request, u User) {
 // attemptFilter reads the log's filter from the query; unknown values are refused by name.
 func attemptFilter(q url.Values) (delivery.AttemptFilter, error) {
 	f := delivery.AttemptFilter{Event: q.Get("event"), Outcome: q.Get("outcome"), Limit: attemptsPerPage}
+	switch q.Get("throttled") {
+	case "":
+	case "true":
+		f.Throttled = true
+	default:
+		return f, outreach.Invalidf("throttled: must be true or empty, got %q", q.Get("throttled"))
+	}
 	if f.Event != "" {
 		if _, ok := outreach.ParseEventKind(f.Event); !ok {
 			return f, outreach.Invalidf("event: unknown event kind %q", f.Event)
@@ -170,6 +177,9 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 		}
 		if f.Outcome != "" {
 			q.Set("outcome", f.Outcome)
+		}
+		if f.Throttled {
+			q.Set("throttled", "true")
 		}
 		q.Set("page", strconv.Itoa(p))
 		return "/app/destinations/" + d.ID + "?" + q.Encode()
