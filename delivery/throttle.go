@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"outreachd/outreach"
 )
 
 // Throttles: a destination's rate_limit_per_second (L) caps the attempts towards it that start in
@@ -126,6 +128,31 @@ func (h *Hub) awaitSlot(ctx context.Context, c *ClaimedDelivery) bool {
 		}
 	}
 	return true
+}
+
+// awaitTestSlot holds a Test send to a throttled destination until a slot of its budget: a test
+// is an attempt towards the receiver like any other. It answers how long it waited when the
+// limit held it back (nil: not at all), and refuses a wait longer than maxTestWait (a long
+// backlog waits ahead of it).
+func (h *Hub) awaitTestSlot(ctx context.Context, destID string) (*int, error) {
+	due := time.Now()
+	at, ok, err := h.store.TakeSlot(ctx, destID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	wait := time.Until(at)
+	if wait > maxTestWait {
+		return nil, fmt.Errorf("%w: the destination's rate limit has no free start for %s (deliveries are waiting for it); try the test again later",
+			outreach.ErrConflict, wait.Round(time.Second))
+	}
+	if !sleep(ctx, wait) {
+		return nil, ctx.Err()
+	}
+	if wait <= 0 {
+		return nil, nil
+	}
+	ms := int(time.Since(due).Milliseconds())
+	return &ms, nil
 }
 
 // throttledMS is what the attempt log keeps of a throttled attempt's wait: from when it came due

@@ -114,3 +114,30 @@ func TestLateAttemptTakesANewSlot(t *testing.T) {
 		t.Fatalf("its new slot is %v, want %v or later", c.NotBefore, want)
 	}
 }
+
+// TestTestSendTakesASlot: a Test send is an attempt towards the receiver like any other, so it
+// waits for a slot of its destination's budget; the wait is in its record.
+func TestTestSendTakesASlot(t *testing.T) {
+	t.Parallel()
+	e := startHub(t, hubOpts{allowPrivate: true, noRun: true})
+	rc := newReceiver(t, nil)
+	d := e.destination(t, rc.URL, "")
+	throttled(t, e.ds, e.org, d.ID, 2)
+	d, err := e.ds.GetDestination(context.Background(), e.org, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if res, err := e.hub.SendTest(context.Background(), d, ""); err != nil || !res.OK {
+			t.Fatalf("test send: %+v %v", res, err)
+		}
+	}
+	got := rc.requests()
+	if len(got) != 2 || got[1].at.Sub(got[0].at) < spacingOf(2)-20*time.Millisecond {
+		t.Fatalf("two test sends %v apart; the limit spaces them %v", got[1].at.Sub(got[0].at), spacingOf(2))
+	}
+	log, _, err := e.ds.AttemptLog(context.Background(), e.org, d.ID, 10, 0, true)
+	if err != nil || len(log) != 1 || *log[0].ThrottledMS < 400 {
+		t.Fatalf("throttled test attempts: %+v (%v); want the second, about 515 ms", log, err)
+	}
+}

@@ -53,7 +53,7 @@ func (a *App) testDestination(w http.ResponseWriter, r *http.Request, u User) {
 	kind, res, err := a.deps.Destinations.Test(r.Context(), d, r.PostFormValue("event"))
 	var out testOutcome
 	switch {
-	case errors.Is(err, outreach.ErrInvalid):
+	case errors.Is(err, outreach.ErrInvalid), errors.Is(err, outreach.ErrConflict):
 		out = testOutcome{Text: err.Error()}
 	case err != nil:
 		a.log.Error("webapp: send test", "destination", d.ID, "err", err)
