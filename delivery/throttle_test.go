@@ -16,7 +16,7 @@ import (
 // spacingOf is the distance between two slots of a destination limited to rate a second (the
 // budget's rule, throttle.go).
 func spacingOf(rate int) time.Duration {
-	return time.Duration(1.03 * float64(time.Second) / float64(rate))
+	return time.Duration(1.05 * float64(time.Second) / float64(rate))
 }
 
 // throttled sets destination id's rate limit, as the API does.
@@ -82,7 +82,7 @@ func TestThrottleClaimTakesWhatTheBudgetAllows(t *testing.T) {
 			t.Fatalf("a delivery to the unthrottled destination has a slot: %+v", c)
 		}
 	}
-	// ceil(1 s / 103 ms) = 10 slots begin within the second.
+	// ceil(1 s / 105 ms) = 10 slots begin within the second.
 	if per[slow] != 10 || per[fast] != 30 {
 		t.Fatalf("claimed %d of the throttled destination and %d of the other; want 10 and 30", per[slow], per[fast])
 	}
