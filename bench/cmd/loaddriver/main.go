@@ -286,7 +286,9 @@ func runDelivery(bin, base string, o options) {
 	report := render(rows, rss, dups, bad, o)
 	fmt.Print(report, "\n", throttled)
 	if o.doc != "" {
-		check(writeSection(o.doc, report))
+		if len(rows) > 0 { // a run of the throttle phase alone leaves the other section as it was
+			check(writeSection(o.doc, report))
+		}
 		if throttled != "" {
 			check(writeMarkedSection(o.doc, throttleBegin, throttleEnd, throttled))
 		}
