@@ -99,11 +99,7 @@ func TestDestinationFilterAndRateLimitRefusals(t *testing.T) {
 		}
 		return body
 	}
-	cases := []struct {
-		name, method, path string
-		body               any
-		want               string
-	}{
+	cases := []refusal{
 		{"unknown operator", "POST", "", create(map[string]any{"filter": rawJSON(`{"data.campaign.id":{"$like":"cmp_%"}}`)}),
 			"filter.data.campaign.id.$like: unknown operator $like (the operators are $eq, $neq, $in, $nin, $exists, $gt, $gte, $lt, $lte, $and, $or, $not)"},
 		{"$gt on a string", "POST", "", create(map[string]any{"filter": rawJSON(`{"data.campaign.name":{"$gt":3}}`)}),
@@ -133,15 +129,8 @@ func TestDestinationFilterAndRateLimitRefusals(t *testing.T) {
 			map[string]any{"events": "account_disconnected", "filter": rawJSON(`{"data.prospect.name":"x"}`)},
 			"filter.data.prospect.name: data.prospect.name is not a field of account_disconnected events"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := org.Write.Do(t, tc.method, "/api/v1/destinations"+tc.path, tc.body)
-			code, msg := errorOf(t, r)
-			if r.Status != 400 || code != "invalid_request" || !strings.HasPrefix(msg, tc.want) {
-				t.Fatalf("status %d body %s; want 400 invalid_request with %q", r.Status, r.Body, tc.want)
-			}
-		})
-	}
+	// Each message begins with the place at fault.
+	checkRefusals(t, org.Write, cases, strings.HasPrefix)
 	list := org.Read.Do(t, "GET", "/api/v1/destinations", nil)
 	if items := list.JSON["data"].([]any); len(items) != 1 ||
 		!strings.Contains(string(list.Body), `"events":["campaign_started"],"filter":`+keep+`,"rate_limit_per_second":7`) {

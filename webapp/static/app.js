@@ -25,20 +25,15 @@ document.addEventListener("click", function (e) {
     try { document.execCommand("copy"); done(); } catch (err) { /* the text stays selected */ }
   }
 });
-document.addEventListener("submit", function (e) {
-  var form = e.target;
-  var outId = form.getAttribute("data-inplace");
-  if (!outId || !window.fetch) return;
-  var out = document.getElementById(outId);
-  if (!out) return;
-  e.preventDefault();
-  var btn = form.querySelector("button[type=submit], button:not([type])");
+// postAndShow posts body to url and shows the JSON answer {ok, text} in out, with btn disabled
+// meanwhile (waiting says what is going on).
+function postAndShow(url, body, out, btn, waiting) {
   if (btn) btn.disabled = true;
   out.className = "result";
-  out.textContent = "Sending…";
-  fetch(form.action, {
+  out.textContent = waiting;
+  fetch(url, {
     method: "POST",
-    body: new URLSearchParams(new FormData(form)),
+    body: body,
     headers: { "Accept": "application/json" },
     credentials: "same-origin"
   }).then(function (res) {
@@ -52,6 +47,16 @@ document.addEventListener("submit", function (e) {
   }).finally(function () {
     if (btn) btn.disabled = false;
   });
+}
+document.addEventListener("submit", function (e) {
+  var form = e.target;
+  var outId = form.getAttribute("data-inplace");
+  if (!outId || !window.fetch) return;
+  var out = document.getElementById(outId);
+  if (!out) return;
+  e.preventDefault();
+  postAndShow(form.action, new URLSearchParams(new FormData(form)), out,
+    form.querySelector("button[type=submit], button:not([type])"), "Sending…");
 });
 document.querySelectorAll("button[data-preview]").forEach(function (btn) {
   if (window.fetch) btn.hidden = false;
@@ -67,23 +72,5 @@ document.addEventListener("click", function (e) {
     var el = btn.form.elements[name];
     if (el) body.set(name, el.value);
   });
-  btn.disabled = true;
-  out.className = "result";
-  out.textContent = "Counting…";
-  fetch(btn.getAttribute("data-action"), {
-    method: "POST",
-    body: body,
-    headers: { "Accept": "application/json" },
-    credentials: "same-origin"
-  }).then(function (res) {
-    return res.json().catch(function () { return { ok: false, text: "The server answered " + res.status + "." }; });
-  }).then(function (data) {
-    out.className = "result " + (data.ok ? "ok" : "bad");
-    out.textContent = data.text;
-  }).catch(function () {
-    out.className = "result bad";
-    out.textContent = "The request did not reach the server.";
-  }).finally(function () {
-    btn.disabled = false;
-  });
+  postAndShow(btn.getAttribute("data-action"), body, out, btn, "Counting…");
 });
