@@ -1,11 +1,12 @@
 # make run   — start PostgreSQL if needed, serve on a demo organization, print its API key
+# make run-fresh — the same, after emptying the demo database: the demo starts over
 # make test  — go vet, then the whole suite against real PostgreSQL (what .ci/run calls)
 # make vet   — go vet ./...
 SHELL := /bin/bash
 GO ?= go
 DB = $$(scripts/db.sh)
 
-.PHONY: build run test vet fuzz bench bench-delivery soak clean
+.PHONY: build run run-fresh test vet fuzz bench bench-delivery soak clean
 
 build:
 	$(GO) build -o bin/outreachd ./cmd/outreachd
@@ -20,6 +21,12 @@ ALLOW_PRIVATE_DESTINATIONS ?= true
 run: build
 	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) ALLOW_PRIVATE_DESTINATIONS=$(ALLOW_PRIVATE_DESTINATIONS) \
 	  bin/outreachd serve --demo
+
+# Starts the demo over: serve --demo --fresh empties the database first (it refuses one that holds
+# any organization but the demo one, or that another serve is running on).
+run-fresh: build
+	DATABASE_URL="$(DB)" SIMULATOR_SPEED=$(SIMULATOR_SPEED) ALLOW_PRIVATE_DESTINATIONS=$(ALLOW_PRIVATE_DESTINATIONS) \
+	  bin/outreachd serve --demo --fresh
 
 vet:
 	$(GO) vet ./...

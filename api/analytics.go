@@ -110,4 +110,5 @@ func (s *Server) reportRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/inbox", s.getInbox).Methods(http.MethodGet)
 	v1.HandleFunc("/inbox/stop", s.postInboxStop).Methods(http.MethodPost)
 	v1.HandleFunc("/inbox/block", s.postInboxBlock).Methods(http.MethodPost)
+	s.inboxUndoRoutes(v1)
 }

@@ -81,7 +81,7 @@ func TestMeAndAuth(t *testing.T) {
 	for _, tc := range []struct{ method, path, allow string }{
 		{"POST", "/api/v1/me", "GET"},
 		{"POST", "/api/v1/analytics/daily", "GET"},
-		{"DELETE", "/api/v1/blacklist", "GET, POST"},
+		{"PATCH", "/api/v1/blacklist", "GET, POST, DELETE"},
 		{"PUT", "/api/v1/campaigns", "GET, POST"},
 		{"GET", "/api/v1/inbox/stop", "POST"},
 		{"GET", "/api/webhooks/conversions", "POST"},

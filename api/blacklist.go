@@ -40,6 +40,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rejected := []blacklistRejectedJSON{}
+	by, now := nonEmpty(actorOf(r)), s.domainNow()
 	var fresh []storage.BlacklistEntry
 	seen := map[outreach.BlacklistKey]bool{}
 	repeats := 0
@@ -61,7 +62,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 				continue
 			} else {
 				seen[k] = true
-				fresh = append(fresh, storage.BlacklistEntry{Type: k.Type, Key: k.Key, Value: value})
+				fresh = append(fresh, storage.BlacklistEntry{Type: k.Type, Key: k.Key, Value: value, AddedBy: by, CreatedAt: now})
 				continue
 			}
 		}
@@ -88,18 +89,21 @@ type blacklistJSON struct {
 	CreatedAt string  `json:"created_at"`
 }
 
+// getBlacklist is GET /blacklist: a page of the list, newest first; q keeps the entries whose
+// value or reason contains it.
 func (s *Server) getBlacklist(w http.ResponseWriter, r *http.Request) {
 	typ := r.URL.Query().Get("type")
 	if typ != "" && typ != outreach.BlacklistAccount && typ != outreach.BlacklistCompany {
 		s.fail(w, r, invalid("query parameter type must be account or company, got %q", clipText(typ, 40)))
 		return
 	}
-	page, err := parsePage(r, 200)
+	q, page, err := peopleQuery(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	entries, total, err := s.store.ListBlacklist(r.Context(), PrincipalFrom(r.Context()).OrgID, typ, page.Limit, page.Offset)
+	entries, total, err := s.store.ListBlacklist(r.Context(), storage.BlacklistQuery{OrgID: q.OrgID,
+		Type: typ, Text: q.Text, Limit: page.Limit, Offset: page.Offset})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -110,6 +114,36 @@ func (s *Server) getBlacklist(w http.ResponseWriter, r *http.Request) {
 	}
 	page.Total = total
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "pagination": page})
+}
+
+// deleteBlacklist is DELETE /blacklist?type=…&value=…: takes one entry off the list, matched the
+// way it was added (any spelling of the same profile or company). Removing an account entry
+// unblocks the person (POST /inbox/unblock).
+func (s *Server) deleteBlacklist(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	v := r.URL.Query()
+	if !v.Has("value") || !v.Has("type") {
+		s.fail(w, r, invalid("query parameters value and type (account or company) are required"))
+		return
+	}
+	k, err := outreach.ParseBlacklistValue(v.Get("value"), v.Get("type"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	found, err := s.store.RemoveBlacklist(r.Context(), PrincipalFrom(r.Context()).OrgID, k)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !found {
+		s.fail(w, r, outreach.NotFound("do-not-contact entry (%s) %s", k.Type, clipText(v.Get("value"), 200)))
+		return
+	}
+	s.log.Info("blacklist: entry removed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "type", k.Type)
+	writeJSON(w, http.StatusOK, map[string]any{"removed": map[string]string{"value": v.Get("value"), "type": k.Type}})
 }
 
 func strOrEmpty(s *string) string {

@@ -1,11 +1,8 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -18,6 +15,7 @@ func (s *Server) campaignRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/campaigns", s.listCampaigns).Methods(http.MethodGet)
 	v1.HandleFunc("/campaigns", s.createCampaign).Methods(http.MethodPost)
 	v1.HandleFunc("/campaigns/{id}", s.getCampaign).Methods(http.MethodGet)
+	v1.HandleFunc("/campaigns/{id}", s.patchCampaign).Methods(http.MethodPatch)
 	v1.HandleFunc("/campaigns/{id}/duplicate", s.duplicateCampaign).Methods(http.MethodPost)
 	v1.HandleFunc("/prospects", s.listProspects).Methods(http.MethodGet)
 	v1.HandleFunc("/prospects/{id}", s.getProspect).Methods(http.MethodGet)
@@ -47,8 +45,8 @@ type campaignJSON struct {
 	AccountIDs   []string                `json:"account_ids"`
 	StartedAt    *string                 `json:"started_at"`
 	CompletedAt  *string                 `json:"completed_at"`
-	// StrippedAttachments is set only on the answer to POST /campaigns: the unsafe attachments
-	// removed from the sequence sent, empty when none were.
+	// StrippedAttachments is set only on the answer to POST /campaigns and PATCH
+	// /campaigns/{id}: the unsafe attachments removed from the sequence sent, empty when none were.
 	StrippedAttachments *[]outreach.StrippedAttachment `json:"stripped_attachments,omitempty"`
 }
 
@@ -126,28 +124,16 @@ func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": campaignView(c)})
 }
 
-// createCampaignRequest is the body of POST /campaigns. Pointers tell absent
-// from zero; raw parts are parsed by the domain, which names what is wrong in them.
-type createCampaignRequest struct {
-	Name         *string         `json:"name"`
-	OutreachType *string         `json:"outreach_type"`
-	SourceType   *string         `json:"source_type"`
-	DailyLimit   *int            `json:"daily_limit"`
-	Schedule     json.RawMessage `json:"schedule"`
-	Sequence     json.RawMessage `json:"sequence"`
-	Meta         *struct {
-		HardFilters json.RawMessage `json:"hard_filters"`
-	} `json:"meta"`
-	SourceConfig json.RawMessage `json:"source_config"`
-}
-
-const maxSourceConfigBytes = 16 << 10
-
 func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) {
 	if !requireWrite(w, r) {
 		return
 	}
-	in, stripped, err := parseCreateCampaign(r)
+	req, err := decodeCampaignRequest(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in, stripped, err := req.Create()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -157,69 +143,57 @@ func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	item := campaignView(c)
-	item.StrippedAttachments = &stripped
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "item": item})
+	s.answerCampaignWrite(w, c, stripped)
 }
 
-func parseCreateCampaign(r *http.Request) (storage.NewCampaign, []outreach.StrippedAttachment, error) {
-	body, err := readBody(r)
+// patchCampaign edits a draft: the fields sent replace the draft's, with the rules of
+// POST /campaigns; a campaign past draft is a 409.
+func (s *Server) patchCampaign(w http.ResponseWriter, r *http.Request) {
+	if !requireWrite(w, r) {
+		return
+	}
+	id, ok := s.campaignID(w, r)
+	if !ok {
+		return
+	}
+	req, err := decodeCampaignRequest(r)
 	if err != nil {
-		return storage.NewCampaign{}, nil, err
-	}
-	var req createCampaignRequest
-	if err := decodeStrict(body, &req); err != nil {
-		return storage.NewCampaign{}, nil, err
-	}
-	var in storage.NewCampaign
-	if req.Name == nil {
-		return in, nil, invalid("name is required")
-	}
-	if in.Name, err = outreach.ValidateCampaignName(*req.Name); err != nil {
-		return in, nil, err
-	}
-	ot := ""
-	if req.OutreachType != nil {
-		ot = *req.OutreachType
-		if ot == "" {
-			return in, nil, invalid("outreach_type must be outbound or inbound, not empty")
-		}
-	}
-	if in.OutreachType, err = outreach.ParseOutreachType(ot); err != nil {
-		return in, nil, err
-	}
-	if req.SourceType != nil {
-		if !outreach.ValidSourceType(*req.SourceType) {
-			return in, nil, invalid("source_type %q must be one of %s", *req.SourceType,
-				strings.Join(outreach.SourceTypes, ", "))
-		}
-		in.SourceType = req.SourceType
-	}
-	if in.DailyLimit, err = outreach.ValidateDailyLimit(req.DailyLimit); err != nil {
-		return in, nil, err
-	}
-	if in.Schedule, err = outreach.ParseSchedule(req.Schedule); err != nil {
-		return in, nil, err
+		s.fail(w, r, err)
+		return
 	}
 	var stripped []outreach.StrippedAttachment
-	if in.Sequence, stripped, err = outreach.ParseSequence(req.Sequence, in.OutreachType); err != nil {
-		return in, nil, err
+	c, err := s.store.UpdateDraftCampaign(r.Context(), PrincipalFrom(r.Context()).OrgID, id,
+		func(cur outreach.CampaignSettings) (outreach.CampaignSettings, error) {
+			in, st, err := req.Edit(cur)
+			stripped = st
+			return in, err
+		})
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	if cfg := bytes.TrimSpace(req.SourceConfig); len(cfg) > 0 && !bytes.Equal(cfg, []byte("null")) {
-		if cfg[0] != '{' {
-			return in, nil, invalid("source_config must be a JSON object")
-		}
-		if len(cfg) > maxSourceConfigBytes {
-			return in, nil, invalid("source_config is larger than %d bytes", maxSourceConfigBytes)
-		}
-		in.SourceConfig = json.RawMessage(cfg)
+	s.answerCampaignWrite(w, c, stripped)
+}
+
+// decodeCampaignRequest reads the body of POST /campaigns and PATCH /campaigns/{id}: one JSON
+// object, no unknown keys at any level.
+func decodeCampaignRequest(r *http.Request) (outreach.CampaignRequest, error) {
+	var req outreach.CampaignRequest
+	body, err := readBody(r)
+	if err != nil {
+		return req, err
 	}
-	if req.Meta != nil {
-		if in.HardFilters, err = outreach.ParseHardFilters(req.Meta.HardFilters); err != nil {
-			return in, nil, fmt.Errorf("meta.hard_filters: %w", err)
-		}
+	return req, decodeStrict(body, &req)
+}
+
+// answerCampaignWrite answers a create or an edit: the campaign and the attachments removed.
+func (s *Server) answerCampaignWrite(w http.ResponseWriter, c storage.Campaign, stripped []outreach.StrippedAttachment) {
+	item := campaignView(c)
+	if stripped == nil {
+		stripped = []outreach.StrippedAttachment{}
 	}
-	return in, stripped, nil
+	item.StrippedAttachments = &stripped
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "item": item})
 }
 
 func (s *Server) duplicateCampaign(w http.ResponseWriter, r *http.Request) {

@@ -1,8 +1,15 @@
 package api_test
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/gorilla/mux"
 
 	"outreachd/api"
 )
@@ -27,6 +34,7 @@ func TestNewServerValidatesConfig(t *testing.T) {
 		{"negative inbox limit", api.Config{PublicURL: "https://o.example", InboxRateLimitPerMinute: -5}, "rate limits"},
 		{"negative intake limit", api.Config{PublicURL: "https://o.example", IntakeRateLimitPerMinute: -5}, "rate limits"},
 		{"negative body cap", api.Config{PublicURL: "https://o.example", MaxBodyBytes: -1}, "MaxBodyBytes"},
+		{"negative upload cap", api.Config{PublicURL: "https://o.example", MaxUploadBytes: -1}, "MaxUploadBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +47,47 @@ func TestNewServerValidatesConfig(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one naming %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestBodyCaps: a file upload (multipart/form-data, the application's Import leads) may carry
+// up to MaxUploadBytes; every other body MaxBodyBytes.
+func TestBodyCaps(t *testing.T) {
+	t.Parallel()
+	read := func(_, root *mux.Router, _ api.Helpers) {
+		root.HandleFunc("/app/upload", func(w http.ResponseWriter, r *http.Request) {
+			n, err := io.Copy(io.Discard, r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+				return
+			}
+			fmt.Fprint(w, n)
+		})
+	}
+	srv, err := api.NewServer(nil, api.Deps{Extra: []func(v1, root *mux.Router, h api.Helpers){read}},
+		api.Config{PublicURL: "https://o.example", MaxBodyBytes: 1000, MaxUploadBytes: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.Handler()
+	for _, tc := range []struct {
+		name, contentType string
+		size, status      int
+	}{
+		{"an upload under its cap", "multipart/form-data; boundary=x", 4000, 200},
+		{"an upload over its cap", "multipart/form-data; boundary=x", 6000, 413},
+		{"JSON over the body cap", "application/json", 4000, 413},
+		{"a form over the body cap", "application/x-www-form-urlencoded", 1200, 413},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/app/upload", bytes.NewReader(make([]byte, tc.size)))
+			req.Header.Set("Content-Type", tc.contentType)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, rec.Body)
 			}
 		})
 	}

@@ -32,6 +32,9 @@ const (
 	CodeUnavailable    = "service_unavailable"  // 503 + Retry-After: the database is unreachable
 	CodeNotInProcess   = "unavailable"          // 503: a part of the service is not running here
 	CodeNotReady       = "not_ready"            // 503 from /readyz: the database is unreachable
+
+	CodeUnauthenticated = "unauthenticated"   // 401: a provider's call without its secret or for no live link
+	CodeTooLarge        = "payload_too_large" // 413: a provider's webhook over its size limit
 )
 
 // unavailableRetryAfter is the Retry-After (seconds) of a 503 service_unavailable: long enough
@@ -128,6 +131,12 @@ func classify(err error) (int, string, string) {
 		return http.StatusConflict, CodeConflict, err.Error()
 	case errors.Is(err, outreach.ErrPastRetention):
 		return http.StatusGone, CodePastRetention, err.Error()
+	case errors.Is(err, outreach.ErrUnauthenticated):
+		return http.StatusUnauthorized, CodeUnauthenticated, err.Error()
+	case errors.Is(err, outreach.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, CodeTooLarge, err.Error()
+	case errors.Is(err, outreach.ErrProviderUnavailable):
+		return http.StatusBadGateway, CodeLinkedInDown, "LinkedIn's provider did not answer; nothing was recorded, retry later"
 	case storage.IsUnavailable(err):
 		return http.StatusServiceUnavailable, CodeUnavailable, "the database is unreachable at the moment; nothing was changed, retry after the Retry-After delay"
 	default:

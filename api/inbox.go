@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"sort"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -21,13 +19,8 @@ type InboxReader interface {
 }
 
 const (
-	inboxAccounts = 5 // the first five connected accounts
-	// inboxCampaignScan is how many recent chats per account scope=campaign reads before it
-	// keeps only campaign people, so that strangers at the top of an inbox do not crowd them out.
-	inboxCampaignScan = 500
 	inboxReadTimeout  = 20 * time.Second
 	maxStopBlockItems = 200
-	maxBlockReason    = 500
 )
 
 type inboxMessageJSON struct {
@@ -44,11 +37,6 @@ type inboxItemJSON struct {
 	UnreadCount        int               `json:"unread_count"`
 	LastMessage        *inboxMessageJSON `json:"last_message"`
 	personJSON
-}
-
-type accountChat struct {
-	accountID string
-	chat      outreach.Chat
 }
 
 // getInbox is GET /inbox: the live conversations of the organization's first five connected
@@ -74,14 +62,14 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	orgID := PrincipalFrom(r.Context()).OrgID
-	accounts, err := s.store.InboxAccounts(r.Context(), orgID, inboxAccounts)
+	accounts, err := s.store.InboxAccounts(r.Context(), orgID, outreach.InboxSeats)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	perAccount := limit
 	if scope == "campaign" {
-		perAccount = inboxCampaignScan
+		perAccount = outreach.InboxCampaignScan
 	}
 	chats, failed, err := s.readInboxes(r.Context(), accounts, perAccount)
 	if err != nil {
@@ -90,12 +78,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 			"LinkedIn did not answer for account "+failed+"; retry later")
 		return
 	}
-	refs := make([]storage.ChatRef, len(chats))
-	for i, c := range chats {
-		refs[i] = storage.ChatRef{ProfileKey: c.chat.ProfileKey, ProviderID: c.chat.AttendeeProviderID,
-			AccountID: c.accountID, ProviderChatID: c.chat.ID}
-	}
-	people, err := s.store.InboxPeople(r.Context(), orgID, refs)
+	people, err := s.store.InboxPeople(r.Context(), orgID, chats)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -108,9 +91,9 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 		if scope == "campaign" && people[i] == nil {
 			continue
 		}
-		it := inboxItemJSON{ID: c.chat.ID, AccountID: c.accountID, AttendeeName: c.chat.AttendeeName,
-			AttendeeProviderID: c.chat.AttendeeProviderID, UnreadCount: c.chat.UnreadCount}
-		if m := c.chat.LastMessage; m != nil {
+		it := inboxItemJSON{ID: c.Chat.ID, AccountID: c.AccountID, AttendeeName: c.Chat.AttendeeName,
+			AttendeeProviderID: c.Chat.AttendeeProviderID, UnreadCount: c.Chat.UnreadCount}
+		if m := c.Chat.LastMessage; m != nil {
 			it.LastMessage = &inboxMessageJSON{Text: m.Text, At: outreach.FormatTime(m.At), FromMe: m.FromMe}
 		}
 		if people[i] != nil {
@@ -121,42 +104,16 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "scope": scope})
 }
 
-// readInboxes reads every account at once and merges the chats, most recent message first. On
-// failure it returns the id of (one) account that failed.
-func (s *Server) readInboxes(ctx context.Context, accounts []storage.InboxAccount, perAccount int) ([]accountChat, string, error) {
+// readInboxes reads every account at once through the configured reader and merges the chats
+// (outreach.ReadInboxes). On failure it returns the id of (one) account that failed.
+func (s *Server) readInboxes(ctx context.Context, accounts []storage.InboxAccount, perAccount int) ([]outreach.InboxChat, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, inboxReadTimeout)
 	defer cancel()
-	lists := make([][]outreach.Chat, len(accounts))
-	errs := make([]error, len(accounts))
-	var wg sync.WaitGroup
+	ids, providerIDs := make([]string, len(accounts)), make([]string, len(accounts))
 	for i, a := range accounts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = s.deps.Inbox.ListChats(ctx, a.ProviderAccountID, perAccount)
-		}()
+		ids[i], providerIDs[i] = a.ID, a.ProviderAccountID
 	}
-	wg.Wait()
-	var out []accountChat
-	for i, a := range accounts {
-		if errs[i] != nil {
-			return nil, a.ID, errs[i]
-		}
-		for _, c := range lists[i] {
-			out = append(out, accountChat{accountID: a.ID, chat: c})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].chat.LastMessage, out[j].chat.LastMessage
-		switch {
-		case a == nil || b == nil:
-			return a != nil && b == nil
-		case !a.At.Equal(b.At):
-			return a.At.After(b.At)
-		}
-		return out[i].chat.ID < out[j].chat.ID
-	})
-	return out, "", nil
+	return outreach.ReadInboxes(ctx, s.deps.Inbox.ListChats, ids, providerIDs, perAccount)
 }
 
 // targetsBody is the body of POST /inbox/stop and, with reason, POST /inbox/block. Entries are
@@ -213,11 +170,7 @@ func parseTargets(b targetsBody) ([]target, error) {
 			out[i].err = err.Error()
 			continue
 		}
-		value := p.URL
-		if value == "" {
-			value = p.MemberID
-		}
-		out[i].ref = storage.PersonRef{Key: p.Key, MemberID: p.MemberID, Value: value}
+		out[i].ref = storage.NewPersonRef(p)
 	}
 	return out, nil
 }
@@ -237,6 +190,21 @@ func validTargets(ts []target) ([]storage.PersonRef, []int) {
 	return refs, idx
 }
 
+// itemsOf builds the answer of a batch of people, one item per entry in request order: bad for an
+// entry that names nobody, good with the storage result of one that does (idx maps entries to
+// results, validTargets).
+func itemsOf[R, J any](ts []target, idx []int, res []R, bad func(target) J, good func(target, R) J) []J {
+	out := make([]J, len(ts))
+	for i, t := range ts {
+		if idx[i] < 0 {
+			out[i] = bad(t)
+			continue
+		}
+		out[i] = good(t, res[idx[i]])
+	}
+	return out
+}
+
 type stopItemJSON struct {
 	Input                string `json:"input"`
 	MatchedConversations int    `json:"matched_conversations"`
@@ -249,42 +217,29 @@ type stopItemJSON struct {
 
 // postInboxStop is POST /inbox/stop.
 func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
+	ts, refs, idx, ok := s.targetsOf(w, r)
+	if !ok {
 		return
 	}
-	var b targetsBody
-	if err := decodeJSON(r, &b); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ts, err := parseTargets(b)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	refs, idx := validTargets(ts)
 	var res []storage.StopResult
+	var err error
 	if len(refs) > 0 {
-		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, s.domainNow()); err != nil {
+		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, actorOf(r), s.domainNow()); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 	}
-	data := make([]stopItemJSON, len(ts))
 	applied := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
-			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
-			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
+	data := itemsOf(ts, idx, res, func(t target) stopItemJSON {
+		return stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
+	}, func(t target, x storage.StopResult) stopItemJSON {
 		if x.Found {
 			applied++
 		}
-	}
+		return stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
+			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
+			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "applied": applied})
 }
 
@@ -307,10 +262,11 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if b.Reason != nil && utf8.RuneCountInString(*b.Reason) > maxBlockReason {
-		s.fail(w, r, invalid("reason must be at most %d characters, got %d",
-			maxBlockReason, utf8.RuneCountInString(*b.Reason)))
-		return
+	if b.Reason != nil {
+		if err := outreach.CheckBlockReason(*b.Reason); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 	}
 	ts, err := parseTargets(b.targetsBody)
 	if err != nil {
@@ -320,23 +276,19 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 	refs, idx := validTargets(ts)
 	var res []storage.BlockResult
 	if len(refs) > 0 {
-		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, s.domainNow()); err != nil {
+		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, actorOf(r), s.domainNow()); err != nil {
 			s.fail(w, r, err)
 			return
 		}
 	}
-	data := make([]blockItemJSON, len(ts))
 	blocked := 0
-	for i, t := range ts {
-		if idx[i] < 0 {
-			data[i] = blockItemJSON{Input: t.input, Error: t.err}
-			continue
-		}
-		x := res[idx[i]]
-		data[i] = blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
-			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
+	data := itemsOf(ts, idx, res, func(t target) blockItemJSON {
+		return blockItemJSON{Input: t.input, Error: t.err}
+	}, func(t target, x storage.BlockResult) blockItemJSON {
 		blocked++
-	}
+		return blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
+			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "blocked": blocked})
 }
 
@@ -349,4 +301,13 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
+}
+
+// actorOf names who made a request, as changes record it: "key:<key id>", or "" when the
+// principal is not a key.
+func actorOf(r *http.Request) string {
+	if id := PrincipalFrom(r.Context()).KeyID; id != "" {
+		return "key:" + id
+	}
+	return ""
 }

@@ -66,7 +66,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: row.Unreadable})
 			continue
 		}
-		if err := checkLeadInput(*row.Lead); err != nil {
+		if err := row.Lead.Check(); err != nil {
 			unreadable = append(unreadable, unreadableJSON{Index: row.Index, Reason: err.Error()})
 			continue
 		}

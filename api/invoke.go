@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/gorilla/mux"
-
-	"outreachd/outreach"
 )
 
 // Invoke runs one keyed endpoint of /api/v1 in process, acting for p, and returns the status and
@@ -71,7 +69,3 @@ type invokeState struct {
 	invokeOnce sync.Once
 	invoker    http.Handler
 }
-
-// CheckLeadInput applies the limits POST /campaigns/{id}/leads puts on one lead; the assistant
-// server checks a proposed push with it, so a proposal is refused for the reasons the push would be.
-func CheckLeadInput(in outreach.LeadInput) error { return checkLeadInput(in) }

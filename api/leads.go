@@ -15,14 +15,9 @@ import (
 	"outreachd/storage"
 )
 
-// Limits of a push and of the text fields of one lead. The field caps are ours: a
-// name or title longer than this is not a name or title, and every byte of it would be copied
-// into every event about the lead.
+// Limits of a push; the limits of one lead are the domain's (outreach.LeadInput.Check).
 const (
 	maxLeadsPerPush   = 100
-	maxLeadTextLen    = 500
-	maxLeadSourceLen  = 100
-	maxLeadEmailLen   = 320
 	maxIdempotencyKey = 200
 )
 
@@ -35,6 +30,7 @@ func (s *Server) leadRoutes(v1, root *mux.Router) {
 	v1.HandleFunc("/leads/{id}", s.getLead).Methods(http.MethodGet)
 	v1.HandleFunc("/blacklist", s.postBlacklist).Methods(http.MethodPost)
 	v1.HandleFunc("/blacklist", s.getBlacklist).Methods(http.MethodGet)
+	v1.HandleFunc("/blacklist", s.deleteBlacklist).Methods(http.MethodDelete)
 	root.Handle("/api/webhooks/conversions", s.keyed(s.postConversion)).Methods(http.MethodPost)
 	root.HandleFunc("/api/webhooks/leads/{token}", s.postIntake).Methods(http.MethodPost)
 }
@@ -144,7 +140,7 @@ func decodePushLead(raw json.RawMessage) (outreach.LeadInput, []string, error) {
 	in.LinkedInURL, in.Source = *b.linkedInURL, strings.TrimSpace(in.Source)
 	// The client's own data is checked as sent (its limits are the contract's); the extras are
 	// added after, within what is left of the 20 pairs.
-	if err := checkLeadInput(in); err != nil {
+	if err := in.Check(); err != nil {
 		return outreach.LeadInput{}, nil, fmt.Errorf(".%w", err)
 	}
 	var warnings []string
@@ -191,28 +187,6 @@ func decodeLeadField(name string, val json.RawMessage, dst any) error {
 		return invalid(".%s %s", ie.Field, ie.Problem)
 	}
 	return invalid(": %s", ie.Message)
-}
-
-// checkLeadInput enforces the limits of one lead; the error names the field (the caller
-// prefixes where the lead is) and wraps ErrInvalid.
-func checkLeadInput(in outreach.LeadInput) error {
-	fields := []struct {
-		name, val string
-		max       int
-	}{
-		{"first_name", in.FirstName, maxLeadTextLen}, {"last_name", in.LastName, maxLeadTextLen}, {"name", in.Name, maxLeadTextLen},
-		{"company", in.Company, maxLeadTextLen}, {"title", in.Title, maxLeadTextLen}, {"location", in.Location, maxLeadTextLen},
-		{"headline", in.Headline, maxLeadTextLen * 4}, {"email", in.Email, maxLeadEmailLen}, {"source", in.Source, maxLeadSourceLen},
-	}
-	for _, f := range fields {
-		if !utf8.ValidString(f.val) {
-			return invalid("%s is not valid UTF-8", f.name)
-		}
-		if n := utf8.RuneCountInString(f.val); n > f.max {
-			return invalid("%s is %d characters long, at most %d are allowed", f.name, n, f.max)
-		}
-	}
-	return outreach.ValidateLeadData(in.Data)
 }
 
 // batchIDFrom is the Idempotency-Key header when sent (it becomes the batch_id), else a new id.
@@ -308,7 +282,7 @@ type leadJSON struct {
 // they stand now: with final=true once enrichment is over (unknown facts then reject), with
 // final=false while it is pending or was skipped (unknown facts cannot reject yet).
 func leadView(p storage.Prospect, f outreach.HardFilters) leadJSON {
-	now := f.Evaluate(p.Facts(), outreach.EnrichmentFinal(p.EnrichmentStatus))
+	now := f.Recheck(p.Person, p.EnrichmentStatus)
 	v := leadJSON{LeadID: p.ID, CampaignID: p.CampaignID, LinkedInID: p.LinkedInID, Name: p.Name, Status: p.Status,
 		Contacted: p.Contacted, EnrichmentStatus: p.EnrichmentStatus, FilterVerdict: p.FilterVerdict, BatchID: p.BatchID,
 		Source: p.Source, personJSON: personBlock(p.Person), Email: p.Email, Data: p.Data,
@@ -338,8 +312,8 @@ func (s *Server) listLeads(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, invalid("query parameter batch_id is longer than %d bytes", maxIdempotencyKey))
 		return
 	}
-	if len(lq.Source) > maxLeadSourceLen {
-		s.fail(w, r, invalid("query parameter source is longer than %d characters", maxLeadSourceLen))
+	if len(lq.Source) > outreach.MaxLeadSourceLen {
+		s.fail(w, r, invalid("query parameter source is longer than %d characters", outreach.MaxLeadSourceLen))
 		return
 	}
 	leads, total, filters, err := s.store.ListLeads(r.Context(), PrincipalFrom(r.Context()).OrgID, mux.Vars(r)["id"], lq)

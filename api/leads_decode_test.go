@@ -49,7 +49,7 @@ func decodePushLeadReference(raw json.RawMessage) (outreach.LeadInput, []string,
 	in := outreach.LeadInput{LinkedInURL: *b.LinkedInURL, FirstName: b.FirstName, LastName: b.LastName, Name: b.Name,
 		Company: b.Company, Title: b.Title, Email: b.Email, Location: b.Location, Headline: b.Headline,
 		Source: strings.TrimSpace(b.Source), Data: b.Data}
-	if err := checkLeadInput(in); err != nil {
+	if err := in.Check(); err != nil {
 		return outreach.LeadInput{}, nil, fmt.Errorf(".%w", err)
 	}
 	var warnings []string

@@ -16,6 +16,7 @@ import (
 
 func (s *Server) linkRoutes(v1 *mux.Router) {
 	v1.HandleFunc("/conversations/{id}", s.getConversation).Methods(http.MethodGet)
+	v1.HandleFunc("/conversations/{id}/reply", s.postConversationReply).Methods(http.MethodPost)
 	v1.HandleFunc("/accounts/{id}", s.getAccount).Methods(http.MethodGet)
 	v1.HandleFunc("/reports/{type}/{day}", s.getReport).Methods(http.MethodGet)
 }

@@ -287,6 +287,14 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(200))
 	c.do(t, w, "POST", "/api/v1/campaigns/cmp_01j0000000000000000000000/duplicate", nil, s(404))
 	c.do(t, r, "POST", "/api/v1/campaigns/"+cmp+"/duplicate", nil, s(403))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 25, "sequence": []any{map[string]any{"type": "message", "text": "Hi", "attachments": []any{map[string]any{"url": "ftp://x"}}}}}, s(200))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 0}, s(400))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"meta": map[string]any{"hard_filters": map[string]any{"company_size": map[string]any{"min": 9, "max": 1}}}}, s(422))
+	c.do(t, w, "PATCH", "/api/v1/campaigns/cmp_01j0000000000000000000000", map[string]any{"daily_limit": 5}, s(404))
+	c.do(t, r, "PATCH", "/api/v1/campaigns/"+cmp, map[string]any{"daily_limit": 5}, s(403))
+	launched, _ := c.do(t, w, "POST", "/api/v1/campaigns", map[string]any{"name": "Launched"}, s(200)).JSON["item"].(map[string]any)["id"].(string)
+	testenv.Admin(t, srv.DBURL, "campaign", "set-status", "--campaign", launched, "--status", "active")
+	c.do(t, w, "PATCH", "/api/v1/campaigns/"+launched, map[string]any{"daily_limit": 5}, s(409))
 
 	// Organization default filters.
 	c.do(t, r, "GET", "/api/v1/settings/default-filters", nil, s(200))
@@ -304,6 +312,10 @@ func TestOpenAPIResponses(t *testing.T) {
 	cpExec(t, srv.DBURL, `INSERT INTO chats (id, org_id, account_id, provider_chat_id, attendee_name) VALUES ('chat_spec', $1, $2, 'chat_spec', 'Spec Person')`, o.ID, acc)
 	c.do(t, r, "GET", "/api/v1/conversations/chat_spec", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/conversations/chat_nope", nil, s(404))
+	c.do(t, w, "POST", "/api/v1/conversations/chat_spec/reply", map[string]any{"text": "Thanks, speak soon."}, s(200))
+	c.do(t, w, "POST", "/api/v1/conversations/chat_spec/reply", map[string]any{"text": "  "}, s(400))
+	c.do(t, w, "POST", "/api/v1/conversations/chat_nope/reply", map[string]any{"text": "hi"}, s(404))
+	c.do(t, r, "POST", "/api/v1/conversations/chat_spec/reply", map[string]any{"text": "hi"}, s(403))
 	c.do(t, r, "GET", "/api/v1/reports/daily_digest/2026-11-24", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/reports/weekly_summary/2026-11-16", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/reports/daily_digest/yesterday", nil, s(400))
@@ -321,6 +333,12 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, r, "GET", "/api/v1/blacklist", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/blacklist?type=company&limit=10", nil, s(200))
 	c.do(t, r, "GET", "/api/v1/blacklist?type=planet", nil, s(400))
+	c.do(t, r, "GET", "/api/v1/blacklist?q=BOB", nil, s(200))
+	c.do(t, w, "POST", "/api/v1/blacklist", map[string]any{"entries": []any{map[string]any{"value": "Initech", "type": "company"}}}, s(200))
+	c.do(t, r, "DELETE", "/api/v1/blacklist?type=company&value=Initech", nil, s(403))
+	c.do(t, w, "DELETE", "/api/v1/blacklist?type=company&value=INITECH%20Inc.", nil, s(200))
+	c.do(t, w, "DELETE", "/api/v1/blacklist?type=company&value=Initech", nil, s(404))
+	c.do(t, w, "DELETE", "/api/v1/blacklist?type=planet&value=x", nil, s(400))
 
 	// Leads: accepted, every immediate rejection, a re-send.
 	leads := []any{
@@ -419,6 +437,20 @@ func TestOpenAPIResponses(t *testing.T) {
 	c.do(t, w, "POST", "/api/v1/inbox/block", map[string]any{"linkedin_urls": []any{"cara-spec", "?"}, "reason": "asked us to stop"}, s(200))
 	c.do(t, w, "POST", "/api/v1/inbox/block", map[string]any{"linkedin_urls": []any{"a-one"}, "linkedin_url": "a-two"}, s(400))
 	c.do(t, r, "POST", "/api/v1/inbox/block", map[string]any{"linkedin_url": "a-two"}, s(403))
+
+	// Who is stopped or blocked, and undoing both.
+	c.do(t, w, "POST", "/api/v1/inbox/stop", map[string]any{"linkedin_url": "ann-spec"}, s(200))
+	c.do(t, r, "GET", "/api/v1/inbox/stopped", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/inbox/stopped?q=ann&limit=5", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/inbox/stopped?limit=0", nil, s(400))
+	c.do(t, w, "POST", "/api/v1/inbox/resume", map[string]any{"linkedin_urls": []any{"ann-spec", "nobody-known", 7}}, s(200))
+	c.do(t, w, "POST", "/api/v1/inbox/resume", map[string]any{}, s(400))
+	c.do(t, r, "POST", "/api/v1/inbox/resume", map[string]any{"linkedin_url": "ann-spec"}, s(403))
+	c.do(t, r, "GET", "/api/v1/inbox/blocked", nil, s(200))
+	c.do(t, r, "GET", "/api/v1/inbox/blocked?q="+strings.Repeat("x", 201), nil, s(400))
+	c.do(t, w, "POST", "/api/v1/inbox/unblock", map[string]any{"linkedin_urls": []any{"cara-spec", "nobody-known"}}, s(200))
+	c.do(t, w, "POST", "/api/v1/inbox/unblock", `{"linkedin_url": `, s(400))
+	c.do(t, r, "POST", "/api/v1/inbox/unblock", map[string]any{"linkedin_url": "cara-spec"}, s(403))
 
 	// Conversions (plain errors).
 	conv := map[string]any{"event_type": "signup", "linkedin_id": "https://www.linkedin.com/in/ann-spec", "prospect_email": "Ann@Example.com", "meta": map[string]any{"plan": "pro"}}

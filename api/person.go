@@ -5,7 +5,7 @@ import (
 	"outreachd/storage"
 )
 
-// personJSON is the person block of part 2.3. Every key is always present: an unknown value is
+// personJSON is the person block (docs/api.md, "The person block"). Every key is always present: an unknown value is
 // null, never omitted, so every list that returns people has one shape.
 type personJSON struct {
 	LinkedInURL        *string `json:"linkedin_url"`
@@ -29,7 +29,7 @@ func personBlock(p outreach.Person) personJSON {
 	}
 }
 
-// prospectJSON is part 2.2: a prospect with its person block inlined.
+// prospectJSON is a prospect with its person block inlined.
 type prospectJSON struct {
 	ID          string `json:"id"`
 	CampaignID  string `json:"campaign_id"`

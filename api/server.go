@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,8 +37,11 @@ type Config struct {
 	// IntakeRateLimitPerMinute is the budget of each intake URL (per token), apart from the
 	// organization's.
 	IntakeRateLimitPerMinute int
-	// MaxBodyBytes caps every request body.
+	// MaxBodyBytes caps every request body but a file upload's.
 	MaxBodyBytes int64
+	// MaxUploadBytes caps a file upload's body (multipart/form-data, which no endpoint of the API
+	// takes: the application's Import leads); default 11 MiB, a 10 MiB file and its form.
+	MaxUploadBytes int64
 }
 
 func (c *Config) setDefaults() {
@@ -53,6 +57,9 @@ func (c *Config) setDefaults() {
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 2 << 20
 	}
+	if c.MaxUploadBytes == 0 {
+		c.MaxUploadBytes = 11 << 20
+	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 }
 
@@ -66,8 +73,8 @@ func (c Config) Validate() error {
 	if c.RateLimitPerMinute < 1 || c.InboxRateLimitPerMinute < 1 || c.IntakeRateLimitPerMinute < 1 {
 		return errors.New("api: rate limits must be positive")
 	}
-	if c.MaxBodyBytes < 1 {
-		return errors.New("api: MaxBodyBytes must be positive")
+	if c.MaxBodyBytes < 1 || c.MaxUploadBytes < 1 {
+		return errors.New("api: MaxBodyBytes and MaxUploadBytes must be positive")
 	}
 	return nil
 }
@@ -103,6 +110,8 @@ type Deps struct {
 	Assistant http.Handler
 	// Drafts approves and dismisses needs-human drafts (the outreach engine); nil answers 503.
 	Drafts DraftDesk
+	// Replies sends a client's own reply into a conversation (the outreach engine); nil answers 503.
+	Replies ReplySender
 }
 
 // Server holds the dependencies of every handler.
@@ -272,7 +281,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		limit := s.cfg.MaxBodyBytes
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
+			limit = s.cfg.MaxUploadBytes // JSON endpoints refuse such a body when they read it
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"outreachd/storage"
 )
 
-// defaultStalledDays is the silence after which a positive replier counts as stalled (part 8).
+// defaultStalledDays is the silence after which a positive replier counts as stalled (the API's documented default).
 const defaultStalledDays = 5
 
 // stalledJSON is one stalled lead with the person block.

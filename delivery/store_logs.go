@@ -75,7 +75,7 @@ func (s *Store) LastAttempts(ctx context.Context, orgID string, destIDs []string
 func (s *Store) AttemptLog(ctx context.Context, orgID, destID string, limit, offset int, throttled bool) ([]AttemptLogEntry, int, error) {
 	where := `org_id = $1 AND destination_id = $2`
 	if throttled {
-		where += ` AND throttled_ms IS NOT NULL` // as migration 086's partial index
+		where += ` AND throttled_ms IS NOT NULL` // as migration 087's partial index
 	}
 	var total int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE `+where,

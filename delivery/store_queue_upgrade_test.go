@@ -27,7 +27,7 @@ func storeMigratedThrough(t *testing.T, version string) (*storage.Store, *delive
 	return st, ds
 }
 
-// destinationBefore inserts the i-th destination of orgID as releases before migration 086
+// destinationBefore inserts the i-th destination of orgID as releases before migration 087
 // wrote it (https://d<i>.example.com/hook, every event) and returns its id.
 func destinationBefore(t *testing.T, st *storage.Store, orgID string, i int) string {
 	t.Helper()

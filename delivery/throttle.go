@@ -14,7 +14,7 @@ import (
 // Throttles: a destination's rate_limit_per_second (L) caps the attempts towards it that start in
 // any one-second window, counted across every process on the database.
 //
-// PostgreSQL holds each throttled destination's budget (destination_throttles, migration 086) as
+// PostgreSQL holds each throttled destination's budget (destination_throttles, migration 087) as
 // the first start time nobody holds yet, and hands start times out as slots spaced
 // throttleSpacing / L seconds apart: slots at least 1/L s apart can never put more than L starts
 // in a one-second window, wherever the window falls (a counter per fixed second would let 2L

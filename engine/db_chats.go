@@ -71,12 +71,13 @@ type replyDraft struct {
 	ChatID     string
 	Text       string
 	AutoSendAt *time.Time // set when the guardrails let it through and the engine sends it
+	Author     *string    // who wrote it ("user:<id>"); nil for the drafter's
 }
 
 // insertDraft stores a draft as pending.
 func insertDraft(ctx context.Context, tx pgx.Tx, d replyDraft) error {
-	_, err := tx.Exec(ctx, `INSERT INTO reply_drafts (id, org_id, prospect_id, chat_id, text, auto_send_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, d.ID, d.OrgID, d.ProspectID, d.ChatID, d.Text, d.AutoSendAt)
+	_, err := tx.Exec(ctx, `INSERT INTO reply_drafts (id, org_id, prospect_id, chat_id, text, auto_send_at, author)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, d.ID, d.OrgID, d.ProspectID, d.ChatID, d.Text, d.AutoSendAt, d.Author)
 	return err
 }
 

@@ -112,10 +112,12 @@ func insertOperatorReport(ctx context.Context, q storage.Querier, r reportRow) (
 	return id, err
 }
 
-// newReportIDs lists up to limit unhandled reports of source ("" for any), oldest first.
-func newReportIDs(ctx context.Context, q storage.Querier, source string, limit int) ([]int64, error) {
+// newReportIDs lists up to limit unhandled reports of source ("" for any), oldest first; a
+// report of the seat's own message waits until it is grace old (applySeatMessage).
+func newReportIDs(ctx context.Context, q storage.Querier, source string, limit int, grace time.Duration) ([]int64, error) {
 	rows, err := q.Query(ctx, `SELECT id FROM provider_reports WHERE state = 'new' AND ($1 = '' OR source = $1)
-		ORDER BY id LIMIT $2`, source, limit)
+		AND (kind <> 'seat_messaged' OR created_at <= now() - make_interval(secs => $3))
+		ORDER BY id LIMIT $2`, source, limit, grace.Seconds())
 	if err != nil {
 		return nil, err
 	}

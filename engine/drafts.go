@@ -82,13 +82,20 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 	if err != nil {
 		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: %w", err)
 	}
+	return e.sendReleased(ctx, out)
+}
+
+// sendReleased sends a draft released for sending (due a real minute later, approvalGrace) at
+// once through sendDraft, and says what became of it: sent, scheduled (the seat is busy; the
+// engine's loop sends it when it is back, and retries if this send failed) or dismissed.
+func (e *Engine) sendReleased(ctx context.Context, out outreach.DraftOutcome) (outreach.DraftOutcome, error) {
 	if _, err := e.sendDraft(ctx, out.DraftID); err != nil {
-		// The item is closed and the draft due: the engine's loop retries the send.
-		e.log.Warn("engine: approved draft not sent yet", "draft", out.DraftID, "err", err)
+		// The draft is due: the engine's loop retries the send.
+		e.log.Warn("engine: released draft not sent yet", "draft", out.DraftID, "err", err)
 	}
 	st, err := draftStatus(context.WithoutCancel(ctx), e.db, out.DraftID)
 	if err != nil {
-		return outreach.DraftOutcome{}, fmt.Errorf("approve draft: read its status: %w", err)
+		return outreach.DraftOutcome{}, fmt.Errorf("send draft %s: read its status: %w", out.DraftID, err)
 	}
 	switch st {
 	case "sent":

@@ -59,6 +59,10 @@ type Config struct {
 	// ActivityLogEvery is how often (wall clock) Run logs at info the campaigns launched and
 	// completed and what each campaign sent [1m].
 	ActivityLogEvery time.Duration
+	// SeatMessageGrace is how long (wall clock) a report of the seat's own message waits before
+	// it is handled, so that a message outreachd sent is recorded as its own first
+	// (reports_seat.go) [2m; negative: no wait].
+	SeatMessageGrace time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -97,6 +101,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ActivityLogEvery == 0 {
 		c.ActivityLogEvery = time.Minute
+	}
+	if c.SeatMessageGrace == 0 {
+		c.SeatMessageGrace = 2 * time.Minute
 	}
 }
 
@@ -258,10 +265,14 @@ func (e *Engine) syncAccounts(ctx context.Context) error {
 	for _, a := range missing {
 		if !known[a.ProviderAccountID] {
 			got, err := e.li.ConnectAccount(ctx, a.OrgID, a.Name)
-			if err != nil {
+			switch {
+			case errors.Is(err, outreach.ErrUnknownAccount):
+				// A hosted provider that no longer holds the account cannot make it again: the
+				// seat's own calls fail and report it down. Said once, not at every pass.
+				e.log.Warn("engine: the provider does not hold this seat's account", "account", a.ID, "err", err)
+			case err != nil:
 				return fmt.Errorf("connect %s on the provider: %w", a.ID, err)
-			}
-			if got.ID != a.ProviderAccountID {
+			case got.ID != a.ProviderAccountID:
 				e.log.Warn("engine: provider gave a seat another id", "account", a.ID, "want", a.ProviderAccountID, "got", got.ID)
 				continue
 			}

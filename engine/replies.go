@@ -350,7 +350,7 @@ func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp engineCampai
 	if err != nil {
 		return time.Time{}, false, nil
 	}
-	w, err := newWindow(sched)
+	w, err := sched.Window()
 	if err != nil {
 		return time.Time{}, false, nil
 	}
@@ -364,9 +364,9 @@ func (e *Engine) findSlot(ctx context.Context, tx *storage.Tx, camp engineCampai
 	for _, t := range taken {
 		busy[t.Unix()] = true
 	}
-	for t := w.nextOpen(from); t.Before(to); t = w.nextOpen(t.Add(slotLength)) {
-		mid := w.dayStart(t)
-		_, closeAt := w.bounds(mid)
+	for t := w.NextOpen(from); t.Before(to); t = w.NextOpen(t.Add(slotLength)) {
+		mid := w.DayStart(t)
+		_, closeAt := w.Bounds(mid)
 		if t.Add(slotLength).After(closeAt) {
 			t = closeAt.Add(-slotLength) // jump to the day's end; the loop moves to the next day
 			continue

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -32,7 +33,7 @@ const reportBatch = 200
 func (e *Engine) ProcessReports(ctx context.Context) (int, error) {
 	n := 0
 	if e.op != nil {
-		ids, err := newReportIDs(ctx, e.db, reportFromOperator, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, reportFromOperator, reportBatch, e.cfg.SeatMessageGrace)
 		if err != nil {
 			return n, err
 		}
@@ -94,7 +95,7 @@ func (e *Engine) handleNew(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for {
-		ids, err := newReportIDs(ctx, e.db, source, reportBatch)
+		ids, err := newReportIDs(ctx, e.db, source, reportBatch, e.cfg.SeatMessageGrace)
 		if err != nil {
 			return n, err
 		}
@@ -217,8 +218,28 @@ func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r reportRow, p
 	case outreach.ReportAccountDisconnected, outreach.ReportAccountReconnected, outreach.ReportAccountRateLimited,
 		outreach.ReportSalesNavUnavailable, outreach.ReportSalesNavRestored:
 		return e.applyAccount(ctx, tx, r, acc)
+	case outreach.ReportSeatMessaged:
+		return e.applySeatMessage(ctx, tx, r, acc)
 	}
 	return nil, outreach.Invalidf("unknown report kind %q", r.Kind)
+}
+
+// scheduleAfterAccept schedules the step after an accepted invitation (step -1: none is left, the
+// reply window runs). A prospect stopped meanwhile (POST /inbox/stop) keeps it for the resume
+// instead: the wait until it, counted from the resume, as if it had been scheduled when they were
+// stopped (paused_next_step_at - paused_at is what a resume gives back).
+func (e *Engine) scheduleAfterAccept(ctx context.Context, tx *storage.Tx, p *engineProspect, campaignID string, next time.Time, step int, wait time.Duration) error {
+	if p.PausedAt != nil {
+		_, err := tx.Exec(ctx, `UPDATE prospects SET paused_next_step_at = $2 WHERE id = $1`, p.ID, p.PausedAt.Add(wait))
+		return err
+	}
+	if step >= 0 {
+		if err := openFollowup(ctx, tx, p.OrgID, p.ID, p.ChatID, next, step); err != nil {
+			return err
+		}
+	}
+	p.NextStepAt = &next
+	return lowerCampaignNext(ctx, tx, campaignID, next)
 }
 
 // applyAccept records an accepted invitation and schedules the first message.
@@ -246,20 +267,18 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r reportRow, a
 	case outreach.ProspectPending, outreach.ProspectActive, outreach.ProspectConnectionSent:
 		p.Status = outreach.ProspectConnected
 	}
-	if !halted(p) && p.WithdrawnAt == nil && camp.Status == string(outreach.CampaignActive) {
+	unpaused := p
+	unpaused.PausedAt = nil
+	if !halted(unpaused) && p.WithdrawnAt == nil && camp.Status == string(outreach.CampaignActive) {
 		steps, _, err := outreach.ParseSequence(camp.Sequence, camp.OutreachType)
 		if err != nil {
 			return nil, err
 		}
-		next := r.At.Add(e.cfg.ReplyWindow)
+		next, step := r.At.Add(e.cfg.ReplyWindow), -1
 		if i := nextMessageStep(steps, p.CurrentStep); i < len(steps) {
-			next = r.At.Add(days(steps[i].DelayDays))
-			if err := openFollowup(ctx, tx, p.OrgID, p.ID, p.ChatID, next, i); err != nil {
-				return nil, err
-			}
+			next, step = r.At.Add(days(steps[i].DelayDays)), i
 		}
-		p.NextStepAt = &next
-		if err := lowerCampaignNext(ctx, tx, camp.ID, next); err != nil {
+		if err := e.scheduleAfterAccept(ctx, tx, &p, camp.ID, next, step, next.Sub(r.At)); err != nil {
 			return nil, err
 		}
 	}

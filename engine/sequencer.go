@@ -13,7 +13,7 @@ import (
 type campaignRun struct {
 	c     engineCampaign
 	steps []outreach.SequenceStep
-	win   window
+	win   outreach.Window
 }
 
 func (r campaignRun) block() *outreach.CampaignBlock {
@@ -47,7 +47,7 @@ func (e *Engine) runSequencer(ctx context.Context, st *PassStats) error {
 				continue
 			}
 			if runs[i] != nil {
-				ids, since = append(ids, c.ID), append(since, runs[i].win.dayStart(now))
+				ids, since = append(ids, c.ID), append(since, runs[i].win.DayStart(now))
 			}
 		}
 		sent, err := campaignSendsSinceMany(ctx, e.db, ids, since)
@@ -89,12 +89,12 @@ func (e *Engine) prepare(ctx context.Context, c engineCampaign, now time.Time) (
 	if err != nil {
 		return nil, errors.Join(err, release(fallback))
 	}
-	w, err := newWindow(sched)
+	w, err := sched.Window()
 	if err != nil {
 		return nil, errors.Join(err, release(fallback))
 	}
-	if !w.contains(now) {
-		return nil, release(w.nextOpen(now))
+	if !w.Contains(now) {
+		return nil, release(w.NextOpen(now))
 	}
 	return &campaignRun{c: c, steps: steps, win: w}, nil
 }
@@ -153,7 +153,7 @@ loop:
 		}
 	}
 	if budget <= 0 {
-		notBefore = w.nextDayOpen(now)
+		notBefore = w.NextDayOpen(now)
 	}
 	if err := release(notBefore); err != nil {
 		return err

@@ -166,10 +166,10 @@ func TestStopsHonoured(t *testing.T) {
 	ref := func(h string) storage.PersonRef {
 		return storage.PersonRef{Key: key(h), Value: "https://www.linkedin.com/in/" + h}
 	}
-	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{ref("stopped")}, w.clock.Now()); err != nil {
+	if _, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{ref("stopped")}, "", w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.st.BlockPeople(w.ctx, w.org, []storage.PersonRef{ref("blocked")}, nil, w.clock.Now()); err != nil {
+	if _, err := w.st.BlockPeople(w.ctx, w.org, []storage.PersonRef{ref("blocked")}, nil, "", w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.st.SetProspectOutcome(w.ctx, w.org, ids[3], outreach.OutcomeLost); err != nil {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"outreachd/outreach"
@@ -58,7 +57,7 @@ func (s *stepper) invite(ctx context.Context) error {
 	note := ""
 	connectStep := len(s.run.steps) > 0 && s.run.steps[0].Type == outreach.StepConnect
 	if connectStep {
-		note = personalize(s.run.steps[0].Text, s.p.Prospect)
+		note = outreach.Personalize(s.run.steps[0].Text, s.p.Variables())
 	}
 	cctx, cancel := s.e.callCtx(ctx)
 	inviteID, err := s.e.li.SendInvite(cctx, s.acc.ProviderAccountID, s.ref(), note)
@@ -168,7 +167,7 @@ func (s *stepper) message(ctx context.Context) error {
 			return s.retryLater(ctx, 10*time.Minute)
 		}
 	}
-	text := personalize(s.run.steps[i].Text, s.p.Prospect)
+	text := outreach.Personalize(s.run.steps[i].Text, s.p.Variables())
 	target := s.p.LeadKey
 	if s.p.ChatID != nil {
 		target = *s.p.ChatID
@@ -266,20 +265,4 @@ func (s *stepper) finishForHuman(ctx context.Context) error {
 		return err
 	}
 	return saveEngineProspect(ctx, s.tx, *s.p)
-}
-
-// personalize fills the placeholders a sequence text may use: {first_name}, {name},
-// {company} (also written with double braces). Unknown values become "" (first name "there").
-func personalize(text string, p storage.Prospect) string {
-	first := "there"
-	if f := strings.Fields(p.Name); len(f) > 0 {
-		first = f[0]
-	}
-	company := ""
-	if p.Company != nil {
-		company = *p.Company
-	}
-	r := strings.NewReplacer("{{first_name}}", first, "{first_name}", first, "{{name}}", p.Name, "{name}", p.Name,
-		"{{company}}", company, "{company}", company)
-	return r.Replace(text)
 }

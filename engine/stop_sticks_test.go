@@ -21,7 +21,7 @@ func TestStopSticksBeforeAConversation(t *testing.T) {
 	if n := w.count(`SELECT count(*) FROM chats WHERE prospect_id = $1`, pid); n != 0 {
 		t.Fatalf("setup: %d chats before any message", n)
 	}
-	res, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("erin")}}, w.clock.Now())
+	res, err := w.st.StopPeople(w.ctx, w.org, []storage.PersonRef{{Key: key("erin")}}, "", w.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

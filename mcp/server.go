@@ -226,7 +226,7 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 	}
 	// A server holds no caller: its tools read who calls from each request's token info. So one
 	// server per (scope, groups) serves every caller with that view — at most 2×64 of them —
-	// and requests are spared registering every tool again (a fifth of a call's CPU, measured).
+	// and requests are spared registering every tool again (a large share of a call's CPU: docs/performance.md, "Design choices and their measurements").
 	key := fmt.Sprint(c.canWrite(), groupKey(groups))
 	if srv, ok := s.servers.Load(key); ok {
 		return srv.(*sdk.Server)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"outreachd/api"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -140,7 +139,7 @@ func (s *Server) proposePush(ctx context.Context, c caller, in pushLeadsInput) (
 		li := outreach.LeadInput{LinkedInURL: l.LinkedInURL, FirstName: l.FirstName, LastName: l.LastName, Name: l.Name,
 			Company: l.Company, Title: l.Title, Email: l.Email, Location: l.Location, Headline: l.Headline,
 			Source: strings.TrimSpace(l.Source), Data: l.Data}
-		if err := api.CheckLeadInput(li); err != nil {
+		if err := li.Check(); err != nil {
 			return plan{}, fmt.Errorf("leads[%d].%w", i, err)
 		}
 		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: li})

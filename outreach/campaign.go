@@ -59,6 +59,10 @@ func (s CampaignStatus) CanBecome(next CampaignStatus) bool {
 // Closed reports a campaign that can no longer take leads (a push answers HTTP 409).
 func (s CampaignStatus) Closed() bool { return s == CampaignCompleted || s == CampaignArchived }
 
+// Editable reports a campaign whose settings and sequence may still change: a draft. Once
+// launched, a campaign runs on the settings it was launched with.
+func (s CampaignStatus) Editable() bool { return s == CampaignDraft }
+
 // Outreach types as stored and as created; reads show outbound as "connect".
 const (
 	OutreachOutbound = "outbound"

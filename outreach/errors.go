@@ -17,6 +17,12 @@ var (
 	ErrCampaignClosed = errors.New("campaign is completed or archived")
 	// ErrConflict marks a write that clashes with the current state of a resource.
 	ErrConflict = errors.New("conflict")
+	// ErrUnauthenticated marks a call that did not prove who sent it (a provider's webhook
+	// without its shared secret, a call-back for a sign-in link the service did not make or
+	// that expired or was used) (401).
+	ErrUnauthenticated = errors.New("unauthenticated")
+	// ErrTooLarge marks a body over the size its endpoint accepts (413).
+	ErrTooLarge = errors.New("body too large")
 )
 
 // InvalidInputError is input the caller must fix, as a type: Message is the whole sentence the

@@ -2,7 +2,7 @@ package outreach
 
 // This file holds the blocks an event carries inside `data` (the catalog is in events.go).
 
-// ProspectBlock is the person an event is about. Unlike the API's person block (2.3), an unknown
+// ProspectBlock is the person an event is about. Unlike the API's person block, an unknown
 // field is omitted rather than null; the empty string and nil mean unknown.
 type ProspectBlock struct {
 	Name        string `json:"name,omitempty"`
@@ -27,7 +27,7 @@ type ProspectBlock struct {
 const MaxRecentConversation = 5
 
 // ConversationTurn is one message of recent_conversation; it has the shape of the inbox's
-// last_message (2.7) so a client parses one structure for both.
+// last_message so a client parses one structure for both.
 type ConversationTurn struct {
 	FromMe bool   `json:"from_me"`
 	Text   string `json:"text"`
@@ -55,8 +55,8 @@ type CampaignBlock struct {
 }
 
 // CampaignStats are the campaign's lifetime totals when the event was emitted. Counter names
-// are those of the daily analytics row (2.8); ProspectsByStatus is the campaign's
-// prospect_counts (2.1), only statuses that occur.
+// are those of the daily analytics row; ProspectsByStatus is the campaign's
+// prospect_counts, only statuses that occur.
 type CampaignStats struct {
 	Prospects         int            `json:"prospects"`
 	ProspectsByStatus map[string]int `json:"prospects_by_status"`
@@ -95,7 +95,7 @@ type LeadBlock struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// NeedsHumanBlock is the queue item (2.5) a person must answer. AIDraft is omitted when the
+// NeedsHumanBlock is the needs-human queue item a person must answer. AIDraft is omitted when the
 // draft came back empty (reason empty_or_too_short).
 type NeedsHumanBlock struct {
 	Reason      NeedsHumanReason `json:"reason"`
@@ -128,7 +128,7 @@ type ReportBlock struct {
 	Stats    *ReportStats `json:"stats,omitempty"`
 }
 
-// ReportStats are the eight counters of the daily analytics row (2.8) without its date, summed
+// ReportStats are the eight counters of the daily analytics row without its date, summed
 // over the report's period.
 type ReportStats struct {
 	ActivityTotals

@@ -107,6 +107,28 @@ func (f HardFilters) Validate() error {
 	return nil
 }
 
+// Term is the term rule called name (locations, roles, companies, industries,
+// headline_keywords); nil when it is absent or no rule has that name.
+func (f HardFilters) Term(name string) *TermRule {
+	for _, tr := range f.termRules() {
+		if tr.name == name {
+			return tr.rule
+		}
+	}
+	return nil
+}
+
+// Range is the range rule called name (company_size, follower_count); nil when it is absent or
+// no rule has that name.
+func (f HardFilters) Range(name string) *RangeRule {
+	for _, rr := range f.rangeRules() {
+		if rr.name == name {
+			return rr.rule
+		}
+	}
+	return nil
+}
+
 // IsEmpty reports filters that filter nothing.
 func (f HardFilters) IsEmpty() bool { return f == HardFilters{} }
 
@@ -281,6 +303,13 @@ func (f HardFilters) Evaluate(p Facts, final bool) Verdict {
 		return Verdict{Verdict: VerdictRejected, Reason: strings.Join(unknown, "; "), UnknownOnly: true}
 	}
 	return Verdict{Verdict: VerdictAccepted}
+}
+
+// Recheck judges a stored lead against filters as they stand now: with its unknown facts final
+// once enrichment is over, still open while it is pending or was skipped. It is what a lead's
+// filter_reason shows.
+func (f HardFilters) Recheck(p Person, enrichmentStatus string) Verdict {
+	return f.Evaluate(p.Facts(), EnrichmentFinal(enrichmentStatus))
 }
 
 func anyContains(val string, terms []string) bool {

@@ -111,18 +111,20 @@ func TestLooksLikeInjection(t *testing.T) {
 }
 
 // TestInjectionNeverAnsweredAlone: whatever else a hostile message says, it goes to a person
-// with reason prompt_injection, however good the draft; an ordinary one is routed as before.
+// (reason needs_human, intent prompt_injection), however good the draft; an ordinary one is
+// routed as before.
 func TestInjectionNeverAnsweredAlone(t *testing.T) {
 	good := "Hi Anna, thanks for the reply. Would a short call next week work?"
 	for _, text := range hostileReplies {
-		if reason, human := RouteReply(ClassifyReply(text), good); !human || reason != ReasonPromptInjection {
-			t.Errorf("%q routed as (%q, %v)", text, reason, human)
+		c := ClassifyReply(text)
+		if reason, human := RouteReply(c, good); !human || reason != ReasonNeedsHuman || c.Intent != IntentPromptInjection {
+			t.Errorf("%q routed as (%q, %v), intent %q", text, reason, human, c.Intent)
 		}
 	}
 	for _, text := range ordinaryReplies {
 		c := ClassifyReply(text)
-		if reason, _ := RouteReply(c, good); c.Injection || reason == ReasonPromptInjection {
-			t.Errorf("%q routed as %q", text, reason)
+		if c.Injection || c.Intent == IntentPromptInjection {
+			t.Errorf("%q classified as an attempt to instruct the AI", text)
 		}
 	}
 }
@@ -144,7 +146,7 @@ func FuzzLooksLikeInjection(f *testing.F) {
 			if !LooksLikeInjection(wrapped) {
 				t.Fatalf("not flagged: %q", wrapped)
 			}
-			if reason, human := RouteReply(ClassifyReply(wrapped), strings.Repeat("A fine draft. ", 3)); !human || reason != ReasonPromptInjection {
+			if reason, human := RouteReply(ClassifyReply(wrapped), strings.Repeat("A fine draft. ", 3)); !human || reason != ReasonNeedsHuman {
 				t.Fatalf("%q routed as (%q, %v)", wrapped, reason, human)
 			}
 		}

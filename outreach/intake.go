@@ -9,6 +9,7 @@ package outreach
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -42,6 +43,24 @@ var intakeFields = map[string]string{
 	"title": "title", "jobtitle": "title", "role": "title", "position": "title",
 	"email": "email", "location": "location", "city": "city", "country": "country",
 	"headline": "headline", "bio": "bio", "source": "source", "listname": "list_name",
+}
+
+// IntakeFields are the lead fields a column or key can fill, in the order the intake's table
+// lists them.
+var IntakeFields = []string{"profile", "first_name", "last_name", "name", "company", "title", "email", "location",
+	"city", "country", "headline", "bio", "source", "list_name"}
+
+// IntakeFieldNames lists, for each of IntakeFields, the names (squashed: no case, spaces,
+// underscores or hyphens) a column is read as it by, sorted.
+func IntakeFieldNames() map[string][]string {
+	out := map[string][]string{}
+	for name, field := range intakeFields {
+		out[field] = append(out[field], name)
+	}
+	for _, names := range out {
+		slices.Sort(names)
+	}
+	return out
 }
 
 // squashFieldName makes case, spaces, underscores, hyphens and camelCase equivalent by
@@ -163,6 +182,12 @@ func parseIntakeRow(index int, raw json.RawMessage) IntakeRow {
 	if err != nil {
 		return IntakeRow{Index: index, Unreadable: "row is not a JSON object"}
 	}
+	return IntakeRowFromFields(index, pairs)
+}
+
+// IntakeRowFromFields reads one person from their fields in the order given (an intake row's
+// keys, a file's header and cells), matching the names as the intake URL does.
+func IntakeRowFromFields(index int, pairs []LeadField) IntakeRow {
 	known := map[string]string{}
 	from := map[string]int{} // canonical field -> index of the pair that supplied it
 	for i, p := range pairs {

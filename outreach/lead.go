@@ -17,6 +17,14 @@ const (
 	MaxLeadDataValueLen = 2000
 )
 
+// Limits of the text fields of one lead. A name or title longer than this is not a name or
+// title, and every byte of it would be copied into every event about the lead.
+const (
+	MaxLeadTextLen   = 500
+	MaxLeadSourceLen = 100
+	MaxLeadEmailLen  = 320
+)
+
 // LeadInput is one person as a client hands it to us, before any key or filter is applied.
 // Both the keyed push (POST /campaigns/{id}/leads) and the intake URL produce this shape, so
 // everything after parsing — keying, blacklist, filters, storage — has a single code path.
@@ -41,6 +49,29 @@ func (l LeadInput) FullName() string {
 		return n
 	}
 	return strings.TrimSpace(strings.TrimSpace(l.FirstName) + " " + strings.TrimSpace(l.LastName))
+}
+
+// Check enforces the limits of one lead, the same for a push, an intake URL, an assistant's
+// proposal and a file: the error names the field (the caller says where the lead is) and wraps
+// ErrInvalid.
+func (l LeadInput) Check() error {
+	fields := []struct {
+		name, val string
+		max       int
+	}{
+		{"first_name", l.FirstName, MaxLeadTextLen}, {"last_name", l.LastName, MaxLeadTextLen}, {"name", l.Name, MaxLeadTextLen},
+		{"company", l.Company, MaxLeadTextLen}, {"title", l.Title, MaxLeadTextLen}, {"location", l.Location, MaxLeadTextLen},
+		{"headline", l.Headline, MaxLeadTextLen * 4}, {"email", l.Email, MaxLeadEmailLen}, {"source", l.Source, MaxLeadSourceLen},
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.val) {
+			return invalidf("%s is not valid UTF-8", f.name)
+		}
+		if n := utf8.RuneCountInString(f.val); n > f.max {
+			return invalidf("%s is %d characters long, at most %d are allowed", f.name, n, f.max)
+		}
+	}
+	return ValidateLeadData(l.Data)
 }
 
 // ValidateLeadData enforces the data limits at the edge so that storage and webhook consumers

@@ -42,6 +42,7 @@ func RejectedAtPush(verdict, enrichment string) bool {
 const (
 	SourceAPI       = "api"
 	SourceIntakeURL = "intake_url"
+	SourceCSV       = "csv_import" // a file imported in the application
 )
 
 // Prospect statuses as the engine moves them:

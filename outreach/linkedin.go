@@ -114,6 +114,11 @@ const (
 	ReportAccountReconnected  LinkedInReportKind = "account_reconnected"
 	ReportSalesNavUnavailable LinkedInReportKind = "sales_nav_unavailable"
 	ReportSalesNavRestored    LinkedInReportKind = "sales_nav_restored"
+	// ReportSeatMessaged is a message the seat itself wrote to a person, reported back by the
+	// provider. One outreachd sent (a sequence step, a reply, an invitation's note) changes
+	// nothing; one it did not send means someone wrote to the person from the seat directly on
+	// LinkedIn, and that person's automatic steps stop.
+	ReportSeatMessaged LinkedInReportKind = "seat_messaged"
 )
 
 // LinkedInReport is one thing LinkedIn told the service, in the order it happened.
@@ -135,6 +140,11 @@ type LinkedInReport struct {
 	Text          string // message_received: the lead's text, which is data only
 	CooldownHours int    // account_rate_limited: how long invitations are refused
 	At            time.Time
+	// DedupeKey names the fact itself, from the provider's own ids (a message's id, the member
+	// who accepted): whoever reports the same fact again (a webhook delivered twice, the
+	// periodic reconciliation finding what a webhook already told) gives the same key, and the
+	// fact is recorded once. "" for reports of a sequence (Seq), which dedupe on Seq.
+	DedupeKey string
 }
 
 // Errors a provider answers with, wrapped (decide with errors.Is). The first group may succeed
@@ -145,6 +155,11 @@ var (
 	// ErrProviderUnavailable is a provider that did not answer or failed on its side (a time-out,
 	// a 5xx): retry with back-off.
 	ErrProviderUnavailable = errors.New("linkedin: provider unavailable")
+	// ErrOutcomeUnknown comes with ErrProviderUnavailable when the call may have been carried
+	// out although no answer came back (the request was sent, then the connection broke, or
+	// the provider failed after acting): whoever retries must first look (Relation, Messages)
+	// whether the invitation or message went out, so that it never goes out twice.
+	ErrOutcomeUnknown = errors.New("linkedin: the call may have been carried out")
 
 	ErrUnknownAccount = errors.New("linkedin: unknown account")
 	ErrUnknownChat    = errors.New("linkedin: unknown chat")

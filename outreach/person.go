@@ -2,7 +2,7 @@ package outreach
 
 import "strings"
 
-// Person is the person block of part 2.3 (docs/api.md): what is known of one person. Every
+// Person is the person block (docs/api.md): what is known of one person. Every
 // field may be unknown (nil), which the filters treat differently from a known mismatch
 // (filter_unknown_only). It is the one Go type of a person: storage keeps it in a prospect
 // row, the enrichment provider answers with it (PersonLookup), the API shows it with null for

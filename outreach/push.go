@@ -69,11 +69,18 @@ func (c PushCandidate) reject(reason, message, leadID string) PushAnswer {
 type PushScreen struct {
 	defaultSource string
 	firstAt       map[string]int // lead key -> index of the first lead of the call with it
+	place         func(index int) string
 }
 
 // NewPushScreen screens one push whose leads without a label of their own get defaultSource.
 func NewPushScreen(defaultSource string) *PushScreen {
-	return &PushScreen{defaultSource: defaultSource, firstAt: map[string]int{}}
+	return NewPushScreenOf(defaultSource, func(i int) string { return fmt.Sprintf("the lead at index %d of this request", i) })
+}
+
+// NewPushScreenOf is NewPushScreen for leads that come from elsewhere than a request (the rows
+// of a file): place names the lead at an index in a duplicate's message.
+func NewPushScreenOf(defaultSource string, place func(index int) string) *PushScreen {
+	return &PushScreen{defaultSource: defaultSource, firstAt: map[string]int{}, place: place}
 }
 
 // Screen checks the lead at index of the request: it is a candidate, or refused (ok false) with
@@ -85,7 +92,7 @@ func (s *PushScreen) Screen(index int, in LeadInput) (c PushCandidate, refused P
 		return c, c.reject(RejectInvalidLinkedInURL, err.Error(), ""), false
 	}
 	if j, seen := s.firstAt[p.Key]; seen {
-		return c, c.reject(RejectDuplicateInRequest, fmt.Sprintf("same LinkedIn profile as the lead at index %d of this request", j), ""), false
+		return c, c.reject(RejectDuplicateInRequest, "same LinkedIn profile as "+s.place(j), ""), false
 	}
 	s.firstAt[p.Key] = index
 	c.Profile, c.Name, c.Company, c.Source = p, in.FullName(), CompanyBlacklistKeys(in.Company), in.Source

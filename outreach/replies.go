@@ -35,12 +35,14 @@ const (
 	IntentQuestion      = "question"
 	IntentOutOfOffice   = "out_of_office"
 	IntentUnknown       = "unknown"
+	// IntentPromptInjection is a message that tries to instruct the AI (Classification.Injection).
+	IntentPromptInjection = "prompt_injection"
 )
 
 // Classification is what ClassifyReply learned from one incoming message. The flags are
 // independent of Intent (a message can ask for an email and to book); Intent is the one that
 // wins by the precedence documented on ClassifyReply. Injection marks a message that tries to
-// instruct the AI (LooksLikeInjection); it changes neither Sentiment nor Intent.
+// instruct the AI (LooksLikeInjection); its Intent is then prompt_injection, whatever else it asks.
 type Classification struct {
 	Sentiment  Sentiment
 	Intent     string
@@ -59,7 +61,7 @@ type Classification struct {
 // in the same clause is a negator (not, no, never, dont, cant, wont, isnt, ...); "no worries"
 // and "no problem" are not negations. A negated positive phrase counts as negative.
 //
-// Intent precedence: ai_callout (asks if bot/automated/AI) > out_of_office > wants_email (asks
+// Intent precedence: prompt_injection (LooksLikeInjection) > ai_callout (asks if bot/automated/AI) > out_of_office > wants_email (asks
 // for email, or writes an email address) > booking (book/schedule a call, calendar invite,
 // "does Tuesday work") > not_interested (negative phrase) > not_now (later, next quarter) >
 // interested (positive phrase) > question (contains "?") > unknown.
@@ -112,6 +114,9 @@ func ClassifyReply(text string) Classification {
 		c.Intent = IntentInterested
 	case strings.Contains(text, "?"):
 		c.Intent = IntentQuestion
+	}
+	if c.Injection {
+		c.Intent = IntentPromptInjection
 	}
 	return c
 }
@@ -286,7 +291,6 @@ const (
 	ReasonLeakedReasoning      NeedsHumanReason = "leaked_reasoning"
 	ReasonBumpRecheckFailed    NeedsHumanReason = "bump_recheck_failed"
 	ReasonBlacklistCheckFailed NeedsHumanReason = "blacklist_check_failed"
-	ReasonPromptInjection      NeedsHumanReason = "prompt_injection"
 )
 
 var reasonLabels = map[NeedsHumanReason]string{
@@ -300,7 +304,6 @@ var reasonLabels = map[NeedsHumanReason]string{
 	ReasonLeakedReasoning:      "The draft leaked its own reasoning",
 	ReasonBumpRecheckFailed:    "The thread could not be re-read before following up",
 	ReasonBlacklistCheckFailed: "The person could not be verified against the blacklist",
-	ReasonPromptInjection:      "The message tried to give the AI sales rep instructions",
 }
 
 // Label is the plain-English reason_label for r; "" for a value that is not a reason.
@@ -390,13 +393,14 @@ func opensWithApology(d string) bool {
 }
 
 // RouteReply decides whether a classified reply and its draft go to a person. Messages a draft
-// must never answer on its own come first: an attempt to instruct the AI (prompt_injection), a
+// must never answer on its own come first: an attempt to instruct the AI (needs_human: the AI
+// does not answer it; its intent prompt_injection says why), a
 // bot question (ai_callout), a request for email (wants_email), a booking (auto_booked);
 // otherwise the draft's guardrails decide.
 func RouteReply(c Classification, draft string) (NeedsHumanReason, bool) {
 	switch {
 	case c.Injection:
-		return ReasonPromptInjection, true
+		return ReasonNeedsHuman, true
 	case c.AskedIfBot || c.Intent == IntentAICallout:
 		return ReasonAICallout, true
 	case c.WantsEmail || c.Intent == IntentWantsEmail:

@@ -120,3 +120,21 @@ func (s *Store) DailyAnalytics(ctx context.Context, q DailyQuery) ([]DailyRow, e
 	}
 	return out, nil
 }
+
+// ConversionCounts are the client conversion events an organization recorded
+// (POST /api/webhooks/conversions), all time.
+type ConversionCounts struct {
+	Recorded int // every event recorded (duplicates within the window are not)
+	Matched  int // those matched to a prospect of a campaign
+}
+
+// OrgConversions counts the organization's recorded conversions.
+func (s *Store) OrgConversions(ctx context.Context, orgID string) (ConversionCounts, error) {
+	var c ConversionCounts
+	err := s.pool.QueryRow(ctx, `SELECT count(*), count(prospect_id) FROM conversions WHERE org_id = $1`, orgID).
+		Scan(&c.Recorded, &c.Matched)
+	if err != nil {
+		return c, fmt.Errorf("count conversions: %w", err)
+	}
+	return c, nil
+}

@@ -91,13 +91,14 @@ func (s *Store) CampaignActivityTotals(ctx context.Context, orgID string) (map[s
 	return out, rows.Err()
 }
 
-// NeedsHumanDraft returns the AI draft of one needs-human item of orgID and whether the item is
-// still open (the page quotes the draft before a person confirms sending it).
-func (s *Store) NeedsHumanDraft(ctx context.Context, orgID, id string) (draft string, open bool, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT ai_draft, resolved_at IS NULL FROM needs_human WHERE org_id = $1 AND id = $2`,
-		orgID, id).Scan(&draft, &open)
+// NeedsHumanDraft returns the AI draft of one needs-human item of orgID, the name of the person
+// it answers ("" when unknown) and whether the item is still open (the page quotes the draft and
+// names its addressee before a person confirms sending it).
+func (s *Store) NeedsHumanDraft(ctx context.Context, orgID, id string) (draft, name string, open bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT ai_draft, name, resolved_at IS NULL FROM needs_human WHERE org_id = $1 AND id = $2`,
+		orgID, id).Scan(&draft, &name, &open)
 	if err != nil {
-		return "", false, notFound(err, "needs-human item "+id)
+		return "", "", false, notFound(err, "needs-human item "+id)
 	}
-	return draft, open, nil
+	return draft, name, open, nil
 }

@@ -34,18 +34,9 @@ type Campaign struct {
 	ProspectCounts map[string]int
 }
 
-// NewCampaign is what a create request carries, already validated by the domain parsers.
+// NewCampaign is what a create carries, already checked by the domain (CampaignRequest.Create).
 // HardFilters are the campaign's own; CreateCampaign stamps the organization's defaults on.
-type NewCampaign struct {
-	Name         string
-	OutreachType string
-	SourceType   *string
-	SourceConfig json.RawMessage
-	DailyLimit   int
-	Schedule     outreach.Schedule
-	Sequence     []outreach.SequenceStep
-	HardFilters  outreach.HardFilters
-}
+type NewCampaign = outreach.CampaignSettings
 
 const campaignColumns = `id, org_id, name, status, outreach_type, source_type, source_config, daily_limit,
 	schedule, sequence, hard_filters, ai_settings, account_ids, started_at, completed_at, created_at, updated_at`
@@ -100,21 +91,23 @@ func orgDefaultFilters(ctx context.Context, q pgx.Tx, orgID string) (outreach.Ha
 	return f, nil
 }
 
+// Settings are c's settings as an edit of it starts from.
+func (c Campaign) Settings() outreach.CampaignSettings {
+	return outreach.CampaignSettings{Name: c.Name, OutreachType: c.OutreachType, SourceType: c.SourceType,
+		SourceConfig: c.SourceConfig, DailyLimit: c.DailyLimit, Schedule: c.Schedule, Sequence: c.Sequence,
+		HardFilters: c.HardFilters, AccountIDs: c.AccountIDs}
+}
+
 // CreateCampaign inserts a draft with the organization's default filters stamped onto its own
 // (outreach.HardFilters.Merge); a clash between the two is outreach.ErrInvalidFilters.
 func (s *Store) CreateCampaign(ctx context.Context, orgID string, in NewCampaign) (Campaign, error) {
 	var c Campaign
 	err := s.InTx(ctx, func(tx *Tx) error {
-		defaults, err := orgDefaultFilters(ctx, tx, orgID)
+		merged, err := settingsOf(ctx, tx, orgID, in)
 		if err != nil {
 			return err
 		}
-		merged, err := in.HardFilters.Merge(defaults)
-		if err != nil {
-			return err
-		}
-		c, err = insertCampaign(ctx, tx, orgID, in.Name, in.OutreachType, in.SourceType, in.SourceConfig,
-			in.DailyLimit, in.Schedule, in.Sequence, merged, nil, nil)
+		c, err = insertCampaign(ctx, tx, orgID, in, merged, nil)
 		return err
 	})
 	if err != nil {
@@ -123,44 +116,49 @@ func (s *Store) CreateCampaign(ctx context.Context, orgID string, in NewCampaign
 	return c, nil
 }
 
-func insertCampaign(ctx context.Context, tx *Tx, orgID, name, outreachType string, sourceType *string,
-	sourceConfig json.RawMessage, dailyLimit int, schedule outreach.Schedule, sequence []outreach.SequenceStep,
-	filters outreach.HardFilters, aiSettings json.RawMessage, accountIDs []string,
+// insertCampaign inserts a draft with settings in and filters (the merged ones).
+func insertCampaign(ctx context.Context, tx *Tx, orgID string, in outreach.CampaignSettings, filters outreach.HardFilters,
+	aiSettings json.RawMessage,
 ) (Campaign, error) {
-	sched, err := json.Marshal(schedule)
-	if err != nil {
-		return Campaign{}, err
-	}
-	if sequence == nil {
-		sequence = []outreach.SequenceStep{}
-	}
-	seq, err := json.Marshal(sequence)
-	if err != nil {
-		return Campaign{}, err
-	}
-	hf, err := json.Marshal(filters)
+	cols, err := settingsValues(in, filters)
 	if err != nil {
 		return Campaign{}, err
 	}
 	if aiSettings == nil {
 		aiSettings = json.RawMessage(`{}`)
 	}
-	if accountIDs == nil {
-		accountIDs = []string{}
+	return scanCampaign(tx.QueryRow(ctx, `INSERT INTO campaigns (id, org_id, ai_settings, status, name, outreach_type,
+		source_type, source_config, daily_limit, schedule, sequence, hard_filters, account_ids)
+		VALUES ($1, $2, $3, 'draft', $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12) RETURNING `+campaignColumns,
+		append([]any{outreach.NewID("cmp"), orgID, []byte(aiSettings)}, cols...)...))
+}
+
+// settingsValues are the values of the settings columns, in the order name, outreach_type,
+// source_type, source_config, daily_limit, schedule, sequence, hard_filters, account_ids.
+func settingsValues(in outreach.CampaignSettings, filters outreach.HardFilters) ([]any, error) {
+	sched, err := json.Marshal(in.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	if in.Sequence == nil {
+		in.Sequence = []outreach.SequenceStep{}
+	}
+	seq, err := json.Marshal(in.Sequence)
+	if err != nil {
+		return nil, err
+	}
+	hf, err := json.Marshal(filters)
+	if err != nil {
+		return nil, err
+	}
+	if in.AccountIDs == nil {
+		in.AccountIDs = []string{}
 	}
 	var cfg any // a nil RawMessage must be SQL NULL, not the JSON text "null"
-	if sourceConfig != nil {
-		cfg = string(sourceConfig)
+	if in.SourceConfig != nil {
+		cfg = string(in.SourceConfig)
 	}
-	c, err := scanCampaign(tx.QueryRow(ctx, `INSERT INTO campaigns (id, org_id, name, status, outreach_type,
-		source_type, source_config, daily_limit, schedule, sequence, hard_filters, ai_settings, account_ids)
-		VALUES ($1, $2, $3, 'draft', $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12) RETURNING `+campaignColumns,
-		outreach.NewID("cmp"), orgID, name, outreachType, sourceType, cfg, dailyLimit, sched, seq, hf,
-		[]byte(aiSettings), accountIDs))
-	if err != nil {
-		return Campaign{}, err
-	}
-	return c, nil
+	return []any{in.Name, in.OutreachType, in.SourceType, cfg, in.DailyLimit, sched, seq, hf, in.AccountIDs}, nil
 }
 
 // GetCampaign reads one campaign of the organization with its prospect counts; another
@@ -275,8 +273,9 @@ func (s *Store) DuplicateCampaign(ctx context.Context, orgID, id string) (Campai
 		if err != nil {
 			return err
 		}
-		c, err = insertCampaign(ctx, tx, orgID, name, src.OutreachType, src.SourceType, src.SourceConfig,
-			src.DailyLimit, src.Schedule, src.Sequence, filters, src.AISettings, src.AccountIDs)
+		copied := src.Settings()
+		copied.Name = name
+		c, err = insertCampaign(ctx, tx, orgID, copied, filters, src.AISettings)
 		return err
 	})
 	if err != nil {

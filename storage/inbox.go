@@ -33,26 +33,18 @@ func (s *Store) InboxAccounts(ctx context.Context, orgID string, n int) ([]Inbox
 	return out, nil
 }
 
-// ChatRef identifies the person of one live chat: the lead key the provider knows for them,
-// their provider member id, and the chat itself (our account id, provider chat id).
-type ChatRef struct {
-	ProfileKey     string
-	ProviderID     string
-	AccountID      string
-	ProviderChatID string
-}
-
-// InboxPeople finds, for each chat, the organization's prospect it is with: by lead key, by
-// member id key ("id:"+provider id), or through the chats table the engine keeps. The result
-// has one entry per ref; nil means a stranger (never in any of the organization's campaigns).
-// When one person is in several campaigns the newest prospect wins.
-func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) ([]*outreach.Person, error) {
-	keys := make([]string, len(refs))
-	provs := make([]string, len(refs))
-	accs := make([]string, len(refs))
-	chats := make([]string, len(refs))
-	for i, r := range refs {
-		keys[i], provs[i], accs[i], chats[i] = r.ProfileKey, r.ProviderID, r.AccountID, r.ProviderChatID
+// InboxPeople finds, for each live chat, the organization's prospect it is with: by the lead key
+// the provider knows (Chat.ProfileKey), by member id key ("id:"+Chat.AttendeeProviderID), or
+// through the chats table the engine keeps (the seat and the chat id). The result has one entry
+// per chat; nil means a stranger (never in any of the organization's campaigns). When one person
+// is in several campaigns the newest prospect wins.
+func (s *Store) InboxPeople(ctx context.Context, orgID string, chats []outreach.InboxChat) ([]*outreach.Person, error) {
+	keys := make([]string, len(chats))
+	provs := make([]string, len(chats))
+	accs := make([]string, len(chats))
+	ids := make([]string, len(chats))
+	for i, c := range chats {
+		keys[i], provs[i], accs[i], ids[i] = c.Chat.ProfileKey, c.Chat.AttendeeProviderID, c.AccountID, c.Chat.ID
 	}
 	rows, err := s.pool.Query(ctx, `SELECT r.i, `+personSelect+`
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r(key, prov, acc, chat, i)
@@ -62,11 +54,11 @@ func (s *Store) InboxPeople(ctx context.Context, orgID string, refs []ChatRef) (
 			WHERE pp.org_id = $1
 			  AND (pp.lead_key IN (nullif(r.key, ''), 'id:' || nullif(r.prov, ''), c.lead_key) OR pp.id = c.prospect_id)
 			ORDER BY pp.created_at DESC, pp.id DESC LIMIT 1) p`,
-		orgID, keys, provs, accs, chats)
+		orgID, keys, provs, accs, ids)
 	if err != nil {
 		return nil, fmt.Errorf("inbox people: %w", err)
 	}
-	out := make([]*outreach.Person, len(refs))
+	out := make([]*outreach.Person, len(chats))
 	var i int
 	var p outreach.Person
 	_, err = pgx.ForEachRow(rows, append([]any{&i}, personDest(&p)...), func() error {
@@ -85,6 +77,16 @@ type PersonRef struct {
 	Key      string // lead key, "in:<handle>" or "id:<member id>"
 	MemberID string // the member id when the input was one; matches chats by attendee
 	Value    string // how a block-list entry shows the person (profile URL or member id)
+}
+
+// NewPersonRef names the person of a normalized profile (outreach.NormalizeProfile), the one way
+// the API and the application turn what a person typed or clicked into a PersonRef.
+func NewPersonRef(p outreach.Profile) PersonRef {
+	value := p.URL
+	if value == "" {
+		value = p.MemberID
+	}
+	return PersonRef{Key: p.Key, MemberID: p.MemberID, Value: value}
 }
 
 // StopResult is what POST /inbox/stop did for one person.
@@ -166,11 +168,13 @@ func stopReplies(ctx context.Context, tx *Tx, orgID string, m personMatch, now t
 
 // StopPeople applies POST /inbox/stop to every ref in one transaction: replies
 // stop in the person's chats, open follow-ups close, and each running sequence pauses with its
-// position kept (next_step_at moves to paused_next_step_at; current_step and membership stay),
-// so undoing in the application resumes exactly where it stopped. Pending drafts are left as
-// they are: the engine sends nothing in a chat whose replies are stopped, and an undo finds
+// position kept (next_step_at moves to paused_next_step_at beside paused_at, so the time that was
+// left until the next step is kept too; current_step and membership stay), so ResumePeople
+// continues exactly where it stopped. A person it finds is listed as stopped (person_stops, with
+// actor as who stopped them) unless they are on the do-not-contact list. Pending drafts are left
+// as they are: the engine sends nothing in a chat whose replies are stopped, and a resume finds
 // them again. Repeating a stop changes nothing and reports zero new closures.
-func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, now time.Time) ([]StopResult, error) {
+func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, actor string, now time.Time) ([]StopResult, error) {
 	out := make([]StopResult, len(refs))
 	err := s.InTx(ctx, func(tx *Tx) error {
 		for i, ref := range refs {
@@ -182,6 +186,14 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 			r := StopResult{Found: found, MatchedConversations: len(m.chats), RepliesStopped: found}
 			if r.FollowupsClosed, err = stopReplies(ctx, tx, orgID, m, now); err != nil {
 				return err
+			}
+			if found {
+				if _, err := tx.Exec(ctx, `INSERT INTO person_stops (org_id, key, member_id, value, stopped_at, stopped_by)
+					SELECT $1, $2, $3, $4, $5, nullif($6, '')
+					WHERE NOT EXISTS (SELECT 1 FROM blacklist WHERE org_id = $1 AND type = 'account' AND key = $2)
+					ON CONFLICT (org_id, key) DO NOTHING`, orgID, ref.Key, ref.MemberID, ref.Value, now, actor); err != nil {
+					return fmt.Errorf("record the stop: %w", err)
+				}
 			}
 			if err := tx.QueryRow(ctx, `WITH paused AS (
 				UPDATE prospects SET paused_at = $3, paused_next_step_at = next_step_at, next_step_at = NULL, updated_at = $3
@@ -202,19 +214,25 @@ func (s *Store) StopPeople(ctx context.Context, orgID string, refs []PersonRef, 
 }
 
 // BlockPeople applies POST /inbox/block to every ref in one transaction:
-// each person becomes an account entry of the do-not-contact list with reason
-// (an existing entry is kept as it is), replies stop, follow-ups close, pending drafts are
-// dismissed, open needs-human items are resolved, and every prospect row of theirs whose
-// sequence is still running is ended with status opted_out. The rows stay, so history and
-// analytics keep them; the block-list entry keeps them out of every campaign from then on.
-func (s *Store) BlockPeople(ctx context.Context, orgID string, refs []PersonRef, reason *string, now time.Time) ([]BlockResult, error) {
+// each person becomes an account entry of the do-not-contact list with reason, marked blocked
+// by actor (an existing entry keeps its value and reason and is marked blocked), replies stop,
+// follow-ups close, pending drafts are dismissed, open needs-human items are resolved, every
+// prospect row of theirs whose sequence is still running is ended with status opted_out, and a
+// stop of theirs is no longer listed (the block ended what it paused). The rows stay, so history
+// and analytics keep them; the block-list entry keeps them out of every campaign from then on.
+func (s *Store) BlockPeople(ctx context.Context, orgID string, refs []PersonRef, reason *string, actor string, now time.Time) ([]BlockResult, error) {
 	out := make([]BlockResult, len(refs))
 	err := s.InTx(ctx, func(tx *Tx) error {
 		for i, ref := range refs {
-			if _, err := tx.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, created_at)
-				VALUES ($1, 'account', $2, $3, $4, $5) ON CONFLICT (org_id, type, key) DO NOTHING`,
-				orgID, ref.Key, ref.Value, reason, now); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO blacklist (org_id, type, key, value, reason, created_at, added_by, blocked_at)
+				VALUES ($1, 'account', $2, $3, $4, $5, nullif($6, ''), $5) ON CONFLICT (org_id, type, key)
+				DO UPDATE SET blocked_at = coalesce(blacklist.blocked_at, excluded.blocked_at),
+					added_by = coalesce(blacklist.added_by, excluded.added_by)`,
+				orgID, ref.Key, ref.Value, reason, now, actor); err != nil {
 				return fmt.Errorf("block-list entry: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM person_stops WHERE org_id = $1 AND key = $2`, orgID, ref.Key); err != nil {
+				return fmt.Errorf("end the stop: %w", err)
 			}
 			m, err := matchPerson(ctx, tx, orgID, ref)
 			if err != nil {

@@ -54,69 +54,78 @@ func (r *PushResult) add(a outreach.PushAnswer) {
 // database what they need to know and writes what they decide, in a fixed number of statements
 // whatever the number of leads.
 func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, error) {
+	var res PushResult
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var err error
+		res, err = pushLeadsTx(ctx, tx, req)
+		return err
+	})
+	if err != nil {
+		return PushResult{}, fmt.Errorf("push leads to %s: %w", req.CampaignID, err)
+	}
+	return res, nil
+}
+
+// pushLeadsTx is PushLeads in tx (a file's import records its progress in the same transaction
+// as each push of its rows).
+func pushLeadsTx(ctx context.Context, tx *Tx, req PushRequest) (PushResult, error) {
 	res := PushResult{BatchID: req.BatchID, CampaignID: req.CampaignID}
 	cands, refused := screenPush(req)
 	for _, a := range refused {
 		res.add(a)
 	}
-
-	err := s.InTx(ctx, func(tx *Tx) error {
-		// The lookups (reads) come before the campaign's row lock, so the row is locked for the
-		// writes only: a status change of the campaign (FOR UPDATE) waits for the pushes in
-		// flight, and then only for their writes. The lock never protected the lookups from
-		// concurrent pushes (it is FOR SHARE); those races are settled by the unique keys below.
-		var known pushKnown
-		if len(cands) > 0 {
-			var err error
-			if known, err = pushLookups(ctx, tx, req.OrgID, req.CampaignID, cands); err != nil {
-				return err
-			}
+	// The lookups (reads) come before the campaign's row lock, so the row is locked for the
+	// writes only: a status change of the campaign (FOR UPDATE) waits for the pushes in
+	// flight, and then only for their writes. The lock never protected the lookups from
+	// concurrent pushes (it is FOR SHARE); those races are settled by the unique keys below.
+	var known pushKnown
+	if len(cands) > 0 {
+		var err error
+		if known, err = pushLookups(ctx, tx, req.OrgID, req.CampaignID, cands); err != nil {
+			return res, err
 		}
-		camp, filters, err := lockOpenCampaign(ctx, tx, req.OrgID, req.CampaignID)
+	}
+	camp, filters, err := lockOpenCampaign(ctx, tx, req.OrgID, req.CampaignID)
+	if err != nil {
+		return res, err
+	}
+	if len(cands) == 0 {
+		sortByIndex(&res)
+		return res, nil
+	}
+	var inserts []leadRow
+	for _, c := range cands {
+		d := outreach.DecidePushLead(c, known.facts(c), filters)
+		if d.Save == nil {
+			res.add(d.Answer)
+			continue
+		}
+		inserts = append(inserts, newLeadRow(c, *d.Save))
+	}
+	created, err := insertLeads(ctx, tx, req.OrgID, camp.ID, req.BatchID, inserts)
+	if err != nil {
+		return res, err
+	}
+	var lost []string // keys another transaction inserted first
+	now := time.Now()
+	for _, row := range inserts {
+		if !created[row.cand.Profile.Key] {
+			lost = append(lost, row.cand.Profile.Key)
+			continue
+		}
+		res.add(row.save.Answer(row.cand, row.id))
+		tx.Emit(row.save.Event(req.OrgID, row.cand, row.id, req.BatchID, camp, now))
+	}
+	if len(lost) > 0 {
+		held, err := heldLeads(ctx, tx, req.CampaignID, lost)
 		if err != nil {
-			return err
+			return res, err
 		}
-		if len(cands) == 0 {
-			return nil
-		}
-		var inserts []leadRow
-		for _, c := range cands {
-			d := outreach.DecidePushLead(c, known.facts(c), filters)
-			if d.Save == nil {
-				res.add(d.Answer)
-				continue
-			}
-			inserts = append(inserts, newLeadRow(c, *d.Save))
-		}
-		created, err := insertLeads(ctx, tx, req.OrgID, camp.ID, req.BatchID, inserts)
-		if err != nil {
-			return err
-		}
-		var lost []string // keys another transaction inserted first
-		now := time.Now()
 		for _, row := range inserts {
 			if !created[row.cand.Profile.Key] {
-				lost = append(lost, row.cand.Profile.Key)
-				continue
-			}
-			res.add(row.save.Answer(row.cand, row.id))
-			tx.Emit(row.save.Event(req.OrgID, row.cand, row.id, req.BatchID, camp, now))
-		}
-		if len(lost) > 0 {
-			held, err := heldLeads(ctx, tx, req.CampaignID, lost)
-			if err != nil {
-				return err
-			}
-			for _, row := range inserts {
-				if !created[row.cand.Profile.Key] {
-					res.add(held[row.cand.Profile.Key].Answer(row.cand))
-				}
+				res.add(held[row.cand.Profile.Key].Answer(row.cand))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return PushResult{}, fmt.Errorf("push leads to %s: %w", req.CampaignID, err)
 	}
 	sortByIndex(&res)
 	return res, nil

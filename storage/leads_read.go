@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"outreachd/outreach"
 )
 
@@ -12,7 +14,9 @@ type LeadQuery struct {
 	BatchID string // "" for every batch
 	// Source "" lists pushed leads only; "all" lists every prospect of the campaign; any other
 	// value lists pushed leads with that source label.
-	Source        string
+	Source string
+	// Verdict "" lists every verdict; pending, accepted or rejected only those.
+	Verdict       string
 	Limit, Offset int
 }
 
@@ -28,13 +32,14 @@ func (s *Store) ListLeads(ctx context.Context, orgID, campaignID string, q LeadQ
 	if err != nil {
 		return nil, 0, outreach.HardFilters{}, fmt.Errorf("stored filters of campaign %s: %v", campaignID, err)
 	}
-	where := `campaign_id = $1 AND ($2 = '' OR batch_id = $2) AND ($3 = 'all' OR (pushed AND ($3 = '' OR source = $3)))`
+	where := `campaign_id = $1 AND ($2 = '' OR batch_id = $2) AND ($3 = 'all' OR (pushed AND ($3 = '' OR source = $3)))
+		AND ($4 = '' OR filter_verdict = $4)`
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM prospects WHERE `+where, campaignID, q.BatchID, q.Source).Scan(&total); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM prospects WHERE `+where, campaignID, q.BatchID, q.Source, q.Verdict).Scan(&total); err != nil {
 		return nil, 0, filters, fmt.Errorf("count leads: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+ProspectColumns+` FROM prospects WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, campaignID, q.BatchID, q.Source, q.Limit, q.Offset)
+		ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`, campaignID, q.BatchID, q.Source, q.Verdict, q.Limit, q.Offset)
 	if err != nil {
 		return nil, 0, filters, fmt.Errorf("list leads: %w", err)
 	}
@@ -65,4 +70,23 @@ func (s *Store) GetLead(ctx context.Context, orgID, id string) (Prospect, outrea
 		return Prospect{}, outreach.HardFilters{}, fmt.Errorf("stored filters of campaign %s: %v", p.CampaignID, err)
 	}
 	return p, filters, nil
+}
+
+// LeadVerdicts counts a campaign's prospects by filter verdict (pending, accepted, rejected; only
+// those that occur).
+func (s *Store) LeadVerdicts(ctx context.Context, orgID, campaignID string) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT filter_verdict, count(*) FROM prospects WHERE campaign_id = $1 AND org_id = $2
+		GROUP BY filter_verdict`, campaignID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
+	if err != nil {
+		return nil, fmt.Errorf("count verdicts: %w", err)
+	}
+	out := make(map[string]int, len(counts))
+	for _, c := range counts {
+		out[c.Status] = c.N
+	}
+	return out, nil
 }

@@ -66,6 +66,18 @@ func prospectFields(p *Prospect, more ...any) []any {
 		&p.CreatedAt, &p.UpdatedAt}, more...)
 }
 
+// Variables are what the variables of a sequence step's text are filled from for p.
+func (p Prospect) Variables() outreach.VariablePerson {
+	v := outreach.VariablePerson{Name: p.Name}
+	if p.Company != nil {
+		v.Company = *p.Company
+	}
+	if p.Role != nil {
+		v.Title = *p.Role
+	}
+	return v
+}
+
 // EventBlock is the prospect block of an event about p (outreach.Person.ProspectBlock).
 func (p Prospect) EventBlock() *outreach.ProspectBlock {
 	return p.Person.ProspectBlock(p.ID, p.Name, p.LinkedInID)

@@ -81,6 +81,20 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (Account, erro
 	return u, nil
 }
 
+// orgEmails maps the ids of an organization's people to their emails, to say who did something.
+func (a *Accounts) orgEmails(ctx context.Context, orgID string) (map[string]string, error) {
+	rows, err := a.pool.Query(ctx, `SELECT id, email FROM app_users WHERE org_id = $1`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("people of the organization: %w", err)
+	}
+	out := map[string]string{}
+	var id, email string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &email}, func() error { out[id] = email; return nil }); err != nil {
+		return nil, fmt.Errorf("people of the organization: %w", err)
+	}
+	return out, nil
+}
+
 // SetUserPassword replaces the password hash of an existing user (the CLI's reset) and ends
 // every session they had, in one statement.
 func (a *Accounts) SetUserPassword(ctx context.Context, userID, passwordHash string) error {

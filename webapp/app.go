@@ -1,6 +1,6 @@
 // Package webapp is the application in a browser: the pages under /app/ where a customer's
-// operations person signs in and manages Event Destinations, API keys, campaigns and the
-// needs-human desk. Pages are rendered on the server (html/template) with one embedded
+// operations person signs in and manages Event Destinations, API keys, campaigns (built, fed
+// with leads from files and launched here) and the needs-human desk. Pages are rendered on the server (html/template) with one embedded
 // stylesheet and one small script; nothing is loaded from elsewhere.
 //
 // Its own SQL is the sign-in's: the people who sign in, their sessions and failed sign-ins
@@ -46,6 +46,12 @@ type Config struct {
 	MaxFailuresPerAccount int
 	MaxFailuresPerAddress int
 	FailureWindow         time.Duration
+	// MaxImportRows and MaxImportBytes bound a file of leads (defaults 10,000 rows, 10 MiB);
+	// ImportPoll is how often the import worker looks for files another process took in
+	// (default 2 s; a file taken in here wakes it at once).
+	MaxImportRows  int
+	MaxImportBytes int64
+	ImportPoll     time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -64,6 +70,15 @@ func (c *Config) setDefaults() {
 	if c.FailureWindow == 0 {
 		c.FailureWindow = 15 * time.Minute
 	}
+	if c.MaxImportRows == 0 {
+		c.MaxImportRows = 10_000
+	}
+	if c.MaxImportBytes == 0 {
+		c.MaxImportBytes = 10 << 20
+	}
+	if c.ImportPoll == 0 {
+		c.ImportPoll = 2 * time.Second
+	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 }
 
@@ -74,6 +89,9 @@ func (c *Config) Validate() error {
 	}
 	if c.SessionIdle <= 0 || c.SessionAbsolute < c.SessionIdle {
 		return errors.New("webapp: session limits must be positive and the absolute one at least the idle one")
+	}
+	if c.MaxImportRows < 1 || c.MaxImportBytes < 1 || c.ImportPoll <= 0 {
+		return errors.New("webapp: the import limits and poll interval must be positive")
 	}
 	return nil
 }
@@ -99,6 +117,14 @@ type Deps struct {
 	// SealIntakeToken keeps a sealed copy of a new intake token (the secrets box), so the API's
 	// GET /campaigns/{id}/intake-url can show the URL again; nil keeps only its hash.
 	SealIntakeToken storage.SealFunc
+	// Inbox reads the seats' conversations live from the LinkedIn provider, the reader GET /inbox
+	// uses; nil makes the Inbox say it is not available in this process.
+	Inbox InboxReader
+	// Replies sends a person's own reply from the Inbox (the outreach engine); nil: not available.
+	Replies Replies
+	// ClockSpeed is how many times faster than real time DomainNow runs (the simulator's speed);
+	// above 1 every page says where the demo's clock stands. 0 means 1.
+	ClockSpeed float64
 }
 
 // App serves the pages under /app/.
@@ -115,6 +141,8 @@ type App struct {
 	secure    bool
 	cookie    string
 	version   string
+	// importWake wakes the import worker when this process took in a file.
+	importWake chan struct{}
 }
 
 // New builds the application.
@@ -127,7 +155,7 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 		return nil, errors.New("webapp: store and destinations are required")
 	}
 	a := &App{store: store, accounts: NewAccounts(store), deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, domainNow: deps.DomainNow,
-		secure: strings.HasPrefix(cfg.PublicURL, "https://")}
+		secure: strings.HasPrefix(cfg.PublicURL, "https://"), importWake: make(chan struct{}, 1)}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -174,6 +202,10 @@ func (a *App) Mount(root *mux.Router) {
 	a.keyRoutes(sub)
 	a.campaignRoutes(sub)
 	a.needsHumanRoutes(sub)
+	a.linkedInAccountRoutes(sub)
+	a.inboxRoutes(sub)
+	a.doNotContactRoutes(sub)
+	a.analyticsRoutes(sub)
 }
 
 // Protect adds the application's security headers (a Content-Security-Policy that allows only

@@ -2,10 +2,7 @@ package webapp
 
 import (
 	"errors"
-	"html/template"
 	"net/http"
-	"sort"
-	"time"
 
 	"github.com/gorilla/mux"
 
@@ -18,6 +15,9 @@ import (
 // campaign's page with its prospects, its daily activity and its intake URL.
 
 func (a *App) campaignRoutes(sub *mux.Router) {
+	a.builderRoutes(sub) // before /campaigns/{id}: "new" is not an id
+	a.importRoutes(sub)
+	sub.HandleFunc("/campaigns/{id}/leads", a.page(a.leadsPage)).Methods(http.MethodGet)
 	sub.HandleFunc("/campaigns", a.page(a.campaignsPage)).Methods(http.MethodGet)
 	sub.HandleFunc("/campaigns/{id}", a.page(a.campaignPage)).Methods(http.MethodGet)
 	sub.HandleFunc("/campaigns/{id}/status", a.page(a.setCampaignStatus)).Methods(http.MethodPost)
@@ -92,75 +92,6 @@ func (a *App) campaignsPage(w http.ResponseWriter, r *http.Request, u User) {
 	a.render(w, r, http.StatusOK, "campaigns", view{Title: "Campaigns", Nav: "campaigns", Flash: flashOf(r), D: rows})
 }
 
-type statusCount struct {
-	Status string
-	N      int
-}
-
-type campaignData struct {
-	C         storage.Campaign
-	Counts    []statusCount
-	Total     int
-	Actions   []statusAction
-	Prospects []storage.Prospect
-	Chart     template.HTML
-	Days      int
-	Intake    bool
-	IntakeAt  time.Time
-	NewIntake string
-}
-
-const chartDays = 30
-
-func (a *App) campaignOf(w http.ResponseWriter, r *http.Request, u User) (storage.Campaign, bool) {
-	id := mux.Vars(r)["id"]
-	if !outreach.ValidID("cmp", id) {
-		a.fail(w, r, outreach.NotFound("campaign %s", id))
-		return storage.Campaign{}, false
-	}
-	c, err := a.store.GetCampaign(r.Context(), u.OrgID, id)
-	if err != nil {
-		a.fail(w, r, err)
-		return storage.Campaign{}, false
-	}
-	return c, true
-}
-
-func (a *App) campaignPage(w http.ResponseWriter, r *http.Request, u User) {
-	c, ok := a.campaignOf(w, r, u)
-	if ok {
-		a.showCampaign(w, r, u, c, flashOf(r), "")
-	}
-}
-
-func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c storage.Campaign, flash, newIntake string) {
-	ctx := r.Context()
-	prospects, _, err := a.store.ListProspects(ctx, u.OrgID, storage.ProspectQuery{CampaignID: c.ID, Limit: 50})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	today := a.domainNow().UTC().Truncate(24 * time.Hour)
-	days, err := a.store.DailyAnalytics(ctx, storage.DailyQuery{OrgID: u.OrgID, CampaignID: c.ID,
-		From: today.AddDate(0, 0, -(chartDays - 1)), To: today})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	since, live, err := a.store.LiveIntakeToken(ctx, u.OrgID, c.ID)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	d := campaignData{C: c, Actions: actionsFor(c), Prospects: prospects, Chart: activityChart(days), Days: chartDays,
-		Intake: live, IntakeAt: since, NewIntake: newIntake, Total: prospectTotal(c)}
-	for s, n := range c.ProspectCounts {
-		d.Counts = append(d.Counts, statusCount{s, n})
-	}
-	sort.Slice(d.Counts, func(i, j int) bool { return d.Counts[i].N > d.Counts[j].N })
-	a.render(w, r, http.StatusOK, "campaign", view{Title: c.Name, Nav: "campaigns", Flash: flash, D: d})
-}
-
 type confirmData struct {
 	Heading string
 	Message []string
@@ -191,9 +122,23 @@ func (a *App) setCampaignStatus(w http.ResponseWriter, r *http.Request, u User) 
 		a.fail(w, r, outreach.Invalidf("campaign %s cannot go from %s to %s", c.Name, c.Status, status))
 		return
 	}
+	if act.Label == "Launch" {
+		if r.PostFormValue("confirm") != "yes" {
+			a.showLaunch(w, r, u, c, http.StatusOK)
+			return
+		}
+		v, err := a.launchPreview(r.Context(), u, c)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		if len(v.Blockers) > 0 {
+			a.showLaunch(w, r, u, c, http.StatusConflict)
+			return
+		}
+	}
 	if act.Confirm && r.PostFormValue("confirm") != "yes" {
 		msg := map[string][]string{
-			"Launch":   {"Launching starts sending invitations and messages on LinkedIn from the campaign's seats, within its schedule and daily limit.", "It cannot be undone: you can pause the campaign later, but what was sent stays sent."},
 			"Complete": {"Completing stops the campaign for good: it takes no new leads and sends nothing more.", "It cannot be undone; a completed campaign can only be archived."},
 			"Archive":  {"Archiving closes the campaign for good and moves it out of the way.", "It cannot be undone."},
 		}[act.Label]
@@ -207,7 +152,7 @@ func (a *App) setCampaignStatus(w http.ResponseWriter, r *http.Request, u User) 
 		a.fail(w, r, err)
 		return
 	}
-	a.log.Info("webapp: campaign status", "campaign", c.ID, "status", status, "user", u.ID)
+	a.log.Info("webapp: campaign status", "campaign", c.ID, "status", status, "actor", "user:"+u.ID)
 	back := "/app/campaigns"
 	if r.PostFormValue("from") == "campaign" || r.PostFormValue("confirm") == "yes" {
 		back = "/app/campaigns/" + c.ID
@@ -225,7 +170,8 @@ func (a *App) createIntake(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, err)
 		return
 	}
-	a.showCampaign(w, r, u, c, "New intake URL made. Any previous one stopped working.", a.cfg.PublicURL+"/api/webhooks/leads/"+tok.Token)
+	a.showCampaign(w, r, u, c, campaignExtras{Flash: "New intake URL made. Any previous one stopped working.",
+		NewIntake: a.cfg.PublicURL + "/api/webhooks/leads/" + tok.Token})
 }
 
 func (a *App) revokeIntake(w http.ResponseWriter, r *http.Request, u User) {

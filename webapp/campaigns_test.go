@@ -23,6 +23,7 @@ func TestCampaignsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.seat(orgID, "Sam Seller")
 	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
 	status := func() outreach.CampaignStatus {

@@ -65,14 +65,17 @@ func (d destinationsData) Limits() limitsForm { return d.Form.Limits }
 // flashes are the messages a redirect after a change may ask for (?done=...): fixed texts,
 // so nothing a visitor types is ever echoed from a URL.
 var flashes = map[string]string{
-	"added":     "Destination added.",
-	"updated":   "Destination saved.",
-	"deleted":   "Destination deleted.",
-	"resent":    "Resend queued: a new attempt is made now; reload to see it in the log.",
-	"revoked":   "Key revoked. Requests with it are refused from now on.",
-	"dismissed": "Dismissed. The draft will not be sent.",
-	"status":    "Campaign status changed.",
-	"intake":    "The intake URL was revoked; posts to it are refused from now on.",
+	"added":      "Destination added.",
+	"updated":    "Destination saved.",
+	"deleted":    "Destination deleted.",
+	"resent":     "Resend queued: a new attempt is made now; reload to see it in the log.",
+	"revoked":    "Key revoked. Requests with it are refused from now on.",
+	"dismissed":  "Dismissed. The draft will not be sent.",
+	"status":     "Campaign status changed.",
+	"created":    "Draft saved. Import its leads below, then launch it when ready: nothing is sent before.",
+	"saved":      "Changes saved.",
+	"duplicated": "This is a copy, saved as a draft: its sequence, schedule, filters and seat, without leads. Rename it and change what you need.",
+	"intake":     "The intake URL was revoked; posts to it are refused from now on.",
 }
 
 func flashOf(r *http.Request) string { return flashes[r.URL.Query().Get("done")] }

@@ -19,6 +19,7 @@ import (
 	"outreachd/adapters/webhook"
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
+	"outreachd/outreach"
 	"outreachd/storage"
 	"outreachd/webapp"
 )
@@ -70,6 +71,13 @@ func newEnv(t testing.TB, cfg webapp.Config) *env {
 // newEnvWith is newEnv with a draft desk for the Needs Human page.
 func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 	t.Helper()
+	return newEnvDeps(t, cfg, func(_ *env, d *webapp.Deps) { d.Drafts = drafts })
+}
+
+// newEnvDeps is newEnv with the parts set gives the application (a draft desk, an inbox reader,
+// replies, the engine's clock).
+func newEnvDeps(t testing.TB, cfg webapp.Config, set func(e *env, d *webapp.Deps)) *env {
+	t.Helper()
 	st, ds := testenv.Stores(t)
 	key := make([]byte, 32)
 	box, err := delivery.NewSecretBox(key)
@@ -86,7 +94,9 @@ func newEnvWith(t testing.TB, cfg webapp.Config, drafts webapp.Drafts) *env {
 		cfg.PublicURL = "http://127.0.0.1"
 	}
 	logger := slog.New(errorCounter{Handler: slog.Default().Handler(), n: &e.errs})
-	e.app, err = webapp.New(st, webapp.Deps{Destinations: dests, Now: e.clock, Drafts: drafts, Logger: logger}, cfg)
+	deps := webapp.Deps{Destinations: dests, Now: e.clock, Logger: logger}
+	set(e, &deps)
+	e.app, err = webapp.New(st, deps, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +158,12 @@ func (c *client) do(method, path string, form url.Values, headers ...string) pag
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	return c.send(req, headers...)
+}
+
+// send sends req with the extra headers (name, value, …) and reads the answer.
+func (c *client) send(req *http.Request, headers ...string) page {
+	c.t.Helper()
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -174,4 +190,16 @@ func (c *client) mustLogin(email, password string) {
 	if p := c.login(email, password); p.Status != http.StatusSeeOther {
 		c.t.Fatalf("sign in as %s: %d %s", email, p.Status, p.Body)
 	}
+}
+
+// seat connects a LinkedIn seat of the organization (a fixture: the row the engine writes when a
+// provider connects one) and returns its id.
+func (e *env) seat(orgID, name string) string {
+	e.t.Helper()
+	id := outreach.NewID("acc")
+	if _, err := e.store.Pool().Exec(context.Background(), `INSERT INTO linkedin_accounts (id, org_id, name, provider_account_id)
+		VALUES ($1, $2, $3, $4)`, id, orgID, name, "sim-"+id); err != nil {
+		e.t.Fatal(err)
+	}
+	return id
 }

@@ -116,27 +116,29 @@ func (a *App) approveDraft(w http.ResponseWriter, r *http.Request, u User) {
 	http.Redirect(w, r, "/app/needs-human?sent="+status, http.StatusSeeOther)
 }
 
-// confirmApproval asks once more, quoting exactly what will be sent.
+// confirmApproval asks once more, naming the person and quoting exactly what will be sent.
 func (a *App) confirmApproval(w http.ResponseWriter, r *http.Request, u User, id string, edited bool, text string) {
+	draft, name, open, err := a.store.NeedsHumanDraft(r.Context(), u.OrgID, id)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if !open {
+		a.failDecision(w, r, fmt.Errorf("needs-human item %s is not open: %w", id, outreach.ErrConflict))
+		return
+	}
 	fields := map[string]string{"confirm": "yes"}
-	quote := text
+	quote := draft
 	if edited {
-		fields["edited"], fields["text"] = "yes", text
-	} else {
-		draft, open, err := a.store.NeedsHumanDraft(r.Context(), u.OrgID, id)
-		if err != nil {
-			a.fail(w, r, err)
-			return
-		}
-		if !open {
-			a.failDecision(w, r, fmt.Errorf("needs-human item %s is not open: %w", id, outreach.ErrConflict))
-			return
-		}
-		quote = draft
+		fields["edited"], fields["text"], quote = "yes", text, text
+	}
+	to := name
+	if to == "" {
+		to = "this person"
 	}
 	a.render(w, r, http.StatusOK, "confirm", view{Title: "Approve and send", Nav: "needs-human", D: confirmData{
-		Heading: "Send this reply on LinkedIn?",
-		Message: []string{"It goes out at once from the campaign's LinkedIn seat, as written below. It cannot be undone."},
+		Heading: "Send this reply to " + to + " on LinkedIn?",
+		Message: []string{"It goes out at once to " + to + " from the campaign's LinkedIn seat, as written below. It cannot be undone."},
 		Quote:   quote, Action: "/app/needs-human/" + id + "/approve", Fields: fields, Button: "Approve and send",
 		Cancel: "/app/needs-human"}})
 }

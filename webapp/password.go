@@ -15,8 +15,9 @@ import (
 
 // Passwords are stored as argon2id PHC strings:
 // $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash> (unpadded base64). The parameters
-// are OWASP's minimum for argon2id (19 MiB, 2 passes, 1 lane): about 30 ms on one core here,
-// cheap enough that a burst of sign-ins does not starve the API, dear enough for a guesser.
+// are OWASP's minimum for argon2id (19 MiB, 2 passes, 1 lane): cheap enough that a burst of
+// sign-ins does not starve the API, dear enough for a guesser (the time a hash takes:
+// docs/performance.md, "Design choices and their measurements").
 // Each stored hash carries its own parameters, so raising them later keeps old hashes valid.
 const (
 	argonMemoryKiB = 19 * 1024

@@ -20,7 +20,7 @@ func perfPages(dests []string) []string {
 
 // BenchmarkPages measures every main page's server time with 10 destinations and 100,000
 // deliveries (each with an attempt, a tenth failed, all within the last 24 hours: the worst case
-// for the health pictures). The target is < 50 ms a page (docs/performance.md); timings live
+// for the health pictures). The target is < 50 ms a page (docs/performance.md, "Go benchmarks"); timings live
 // here, not in a test, because a shared machine's load would make a timed test flaky.
 //
 //	go test ./webapp/ -run '^$' -bench BenchmarkPages

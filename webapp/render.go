@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ type view struct {
 	Body    template.HTML // RenderPage's body
 	D       any
 	Version string
+	Refresh int    // seconds after which the page reloads itself (a running import); 0 never
+	Clock   string // where the demo's clock stands, when it runs faster than real time
 }
 
 func (a *App) funcs() template.FuncMap {
@@ -48,15 +51,60 @@ func (a *App) funcs() template.FuncMap {
 		// reasonLabel is the plain-English reason of a needs-human item (the API's reason_label).
 		"reasonLabel": func(r string) string { return outreach.NeedsHumanReason(r).Label() },
 		"ago":         func(t time.Time) string { return ago(a.now().Sub(t)) },
+		// since is ago on the engine's clock, for what the engine stamps (a reply waiting, a
+		// message, a stop): in the demo that clock runs ahead of the wall clock.
+		"since": func(t time.Time) string { return ago(a.domainNow().Sub(t)) },
+		// waited is how long something has waited on the engine's clock, in the whole hours
+		// GET /needs-human reports as hours_waiting.
+		"waited": func(t time.Time) string { return waited(a.domainNow().Sub(t)) },
 		"deref": func(s *string) string {
 			if s == nil {
 				return ""
 			}
 			return *s
 		},
-		"join": strings.Join,
-		// waited is how long a throttled attempt waited for its destination's rate limit.
-		"waited": func(ms *int) string {
+		"join":      strings.Join,
+		"kindLabel": kindLabel,
+		// actor says who did something, from a recorded actor ("user:<id>", "key:<id>") and the
+		// organization's people (id -> email).
+		"actor": func(people map[string]string, actor *string) string {
+			if actor == nil {
+				return ""
+			}
+			if id, ok := strings.CutPrefix(*actor, "user:"); ok {
+				if e, ok := people[id]; ok {
+					return "by " + e
+				}
+				return "by a former member"
+			}
+			if strings.HasPrefix(*actor, "key:") {
+				return "through the API"
+			}
+			return ""
+		},
+		// dur renders a duration as days, hours and minutes ("2 days 3 h", "45 min").
+		"dur": func(d time.Duration) string { return duration(d) },
+		// reasonLabel names why a row of a file was refused.
+		"rowReason": func(r string) string {
+			if l, ok := reasonLabels[r]; ok {
+				return l
+			}
+			return r
+		},
+		"add": func(a, b int) int { return a + b },
+		// num writes a count with thousands separated by commas.
+		"num": func(n int) string { return thousands(n) },
+		// plural is one or many as the count says.
+		"plural": func(n int, one, many string) string {
+			if n == 1 {
+				return one
+			}
+			return many
+		},
+		// connectSeatHint says where a LinkedIn seat is connected.
+		"connectSeatHint": func() string { return connectSeatHint },
+		// throttleWait is how long a throttled attempt waited for its destination's rate limit.
+		"throttleWait": func(ms *int) string {
 			if ms == nil {
 				return ""
 			}
@@ -75,6 +123,18 @@ func (a *App) funcs() template.FuncMap {
 	}
 }
 
+// thousands writes n with commas between thousands (10,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // ago renders a duration in the past as people say it.
 func ago(d time.Duration) string {
 	switch {
@@ -90,7 +150,64 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
-// parseTemplates parses each page with the layout; a page defines "content".
+// clockNote says where the engine's clock stands when it runs faster than real time (the demo's
+// simulated LinkedIn), so that times on the pages ("waiting 3 days") make sense next to the wall
+// clock; "" otherwise.
+func (a *App) clockNote() string {
+	if a.deps.ClockSpeed <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("Demo clock: %s, running %s× real time. Campaign times on these pages are on this clock.",
+		a.domainNow().UTC().Format("Mon 2 Jan 2006 15:04 UTC"), strconv.FormatFloat(a.deps.ClockSpeed, 'f', -1, 64))
+}
+
+func duration(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	days, h, mins := m/(24*60), m/60%24, m%60
+	var parts []string
+	switch {
+	case days == 1:
+		parts = append(parts, "1 day")
+	case days > 1:
+		parts = append(parts, fmt.Sprintf("%d days", days))
+	}
+	if h > 0 {
+		parts = append(parts, fmt.Sprintf("%d h", h))
+	}
+	if mins > 0 && days == 0 {
+		parts = append(parts, fmt.Sprintf("%d min", mins))
+	}
+	if len(parts) == 0 {
+		return "no time"
+	}
+	return strings.Join(parts, " ")
+}
+
+// kindLabel is the badge of a destination: its kind, except that a webhook destination on
+// plain http:// (allowed only with ALLOW_PRIVATE_DESTINATIONS) says so instead of "https".
+func kindLabel(kind, rawURL string) string {
+	if kind != outreach.DestinationSlack && strings.HasPrefix(strings.ToLower(rawURL), "http://") {
+		return "http, unencrypted"
+	}
+	return kind
+}
+
+// waited renders a wait; past an hour it names the whole hours (hours_waiting of the API).
+func waited(d time.Duration) string {
+	h := int(d.Hours())
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d days (%d h)", h/24, h)
+}
+
+// parseTemplates parses each page with the layout and the shared parts (partials.html and
+// part_*.html, one part of a page per file); a page defines "content".
 func (a *App) parseTemplates() error {
 	names, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
@@ -99,10 +216,11 @@ func (a *App) parseTemplates() error {
 	a.pages = map[string]*template.Template{}
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" || base == "partials" {
+		if base == "layout" || base == "partials" || strings.HasPrefix(base, "part_") {
 			continue
 		}
-		t, err := template.New(base).Funcs(a.funcs()).ParseFS(templateFiles, "templates/layout.html", "templates/partials.html", n)
+		t, err := template.New(base).Funcs(a.funcs()).ParseFS(templateFiles, "templates/layout.html", "templates/partials.html",
+			"templates/part_*.html", n)
 		if err != nil {
 			return fmt.Errorf("webapp: template %s: %w", base, err)
 		}
@@ -138,6 +256,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, page st
 		}
 	}
 	v.Version = a.version
+	v.Clock = a.clockNote()
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		a.log.Error("webapp: render", "page", page, "err", err)

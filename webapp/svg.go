@@ -88,12 +88,21 @@ var activitySeries = []struct {
 	{"Replies", "#b4548c", func(r storage.DailyRow) int64 { return int64(r.Replies) }},
 }
 
-// activityChart draws grouped daily bars of a campaign's activity, one group per day.
+// Chart geometry, in viewBox units: the plot is chartPlotW wide whatever the number of days, so
+// its text keeps one size from 7 to 92 days.
+const (
+	chartH, chartTop, chartBottom, chartLeft = 160, 10, 22, 30
+	chartPlotW                               = 720
+	chartLabelW                              = 34 // room one "Nov 30" takes at font-size 9
+)
+
+// activityChart draws grouped daily bars of activity, one group per day, with a date under the
+// first day, every week or fortnight (as room allows) and the last day, each inside the picture.
 func activityChart(days []storage.DailyRow) template.HTML {
-	const h, top, bottom, left = 160, 10, 22, 30
 	n := len(days)
-	groupW := 4*5 + 4
-	w := left + n*groupW + 4
+	groupW := float64(chartPlotW) / float64(max(n, 1))
+	barW := groupW * 0.8 / float64(len(activitySeries))
+	w := chartLeft + chartPlotW + 4
 	var peak int64 = 1
 	var totals [4]int64
 	for _, d := range days {
@@ -103,18 +112,25 @@ func activityChart(days []storage.DailyRow) template.HTML {
 			totals[i] += v
 		}
 	}
-	plotH := h - top - bottom
+	plotH := chartH - chartTop - chartBottom
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="Daily activity over %d days: %d invites sent, %d connections accepted, %d messages sent, %d replies">`,
-		w, h, n, totals[0], totals[1], totals[2], totals[3])
+		w, chartH, n, totals[0], totals[1], totals[2], totals[3])
 	for _, frac := range []int64{0, 2, 4} {
 		v := peak * frac / 4
-		y := top + plotH - int(v*int64(plotH)/peak)
+		y := chartTop + plotH - int(v*int64(plotH)/peak)
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#e3e7ec"/><text x="%d" y="%d" font-size="9" fill="#5b6775" text-anchor="end">%d</text>`,
-			left, w, y, y, left-4, y+3, v)
+			chartLeft, w, y, y, chartLeft-4, y+3, v)
+	}
+	every := 7
+	if groupW*7 < chartLabelW+6 {
+		every = 14
+	}
+	if groupW >= chartLabelW+6 {
+		every = 1
 	}
 	for i, d := range days {
-		x := left + i*groupW + 2
+		x := float64(chartLeft) + float64(i)*groupW + groupW*0.1
 		fmt.Fprintf(&b, `<g><title>%s: %d invites, %d accepted, %d messages, %d replies</title>`, d.Day.Format("Jan 2"),
 			d.InvitesSent, d.ConnectionsAccepted, d.MessagesSent, d.Replies)
 		for j, s := range activitySeries {
@@ -123,11 +139,13 @@ func activityChart(days []storage.DailyRow) template.HTML {
 			if v > 0 && bh < 1 {
 				bh = 1
 			}
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="4" height="%d" fill="%s"/>`, x+j*5, top+plotH-bh, bh, s.Color)
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>`, x+float64(j)*barW, chartTop+plotH-bh, barW*0.9, bh, s.Color)
 		}
 		b.WriteString(`</g>`)
-		if (i%7 == 0 && n-1-i >= 4) || i == n-1 {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="9" fill="#5b6775">%s</text>`, x, h-6, d.Day.Format("Jan 2"))
+		if i == n-1 || (i%every == 0 && float64(n-1-i)*groupW >= chartLabelW+4) {
+			// Centred under its day, but never past either edge of the picture.
+			cx := min(max(x-groupW*0.1+groupW/2, chartLabelW/2+1), float64(w)-chartLabelW/2-1)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="9" fill="#5b6775" text-anchor="middle">%s</text>`, cx, chartH-6, d.Day.Format("Jan 2"))
 		}
 	}
 	b.WriteString(`</svg>`)

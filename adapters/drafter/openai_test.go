@@ -54,7 +54,7 @@ func fakeLLM(t *testing.T, status int, answer string) *httptest.Server {
 			}
 			if data.LatestMessageFromLead != injection || data.ProspectFirstName != "Anna" ||
 				len(data.History) != 2 || data.History[0].From != "us" || data.History[1].From != "lead" ||
-				data.Classification.Intent != outreach.IntentUnknown {
+				data.Classification.Intent != outreach.IntentPromptInjection {
 				t.Errorf("data = %+v", data)
 			}
 		}

@@ -42,6 +42,7 @@ func adminCommands() map[string]adminCommand {
 		"destination list":           adminDestinationList,
 		"destination test":           adminDestinationTest,
 		"account connect":            adminAccountConnect,
+		"account list":               adminAccountList,
 		"user create":                adminUserCreate,
 		"simulate accept":            adminSimulateAccept,
 		"simulate reply":             adminSimulateReply,

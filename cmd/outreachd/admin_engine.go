@@ -22,6 +22,7 @@ const simulateWait = 20 * time.Second
 func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
 	org := fs.String("org", "", "organization id")
 	name := fs.String("name", "", "the seat's name (the LinkedIn member's name)")
+	providerID := fs.String("provider-account-id", "", "an account Unipile already holds (LINKEDIN_PROVIDER=unipile)")
 	if err := parseFlags(fs, args, "org", "name"); err != nil {
 		return nil, err
 	}
@@ -31,6 +32,12 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	}
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
+	}
+	if env.cfg.LinkedInProvider == "unipile" {
+		return unipileConnect(ctx, env, *org, n, strings.TrimSpace(*providerID))
+	}
+	if *providerID != "" {
+		return nil, outreach.Invalidf("--provider-account-id binds a Unipile account; set LINKEDIN_PROVIDER=unipile")
 	}
 	// The simulator derives a seat's id from organization and name, so the serving process's
 	// simulator gives the same seat the same id when it learns of it.
@@ -47,6 +54,52 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 		return nil, err
 	}
 	return map[string]any{"account_id": acc.ID}, nil
+}
+
+// unipileConnect binds the Unipile account providerID as the seat (once Unipile confirms it
+// holds it), or without an id makes a sign-in link through which a person connects one; the
+// link's call-back reaches the serving instance at its recorded PUBLIC_URL.
+func unipileConnect(ctx context.Context, env *adminEnv, orgID, name, providerID string) (any, error) {
+	origin, err := serverPublicURL(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := newUnipileParts(env.cfg, env.store, origin)
+	if err != nil {
+		return nil, err
+	}
+	if providerID == "" {
+		link, err := parts.seats.ConnectLink(ctx, orgID, name)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"connect_url": link.URL, "expires_at": outreach.FormatTime(link.ExpiresAt)}, nil
+	}
+	if err := parts.seats.CheckAccount(ctx, providerID); err != nil {
+		return nil, err
+	}
+	acc, err := engine.ConnectSeat(ctx, env.store.Pool(), orgID, name, providerID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"account_id": acc.ID}, nil
+}
+
+// adminAccountList is `account list --org O`: the organization's seats as engine.SeatRows
+// builds them.
+func adminAccountList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {
+	org := fs.String("org", "", "organization id")
+	if err := parseFlags(fs, args, "org"); err != nil {
+		return nil, err
+	}
+	if _, err := env.store.GetOrg(ctx, *org); err != nil {
+		return nil, err
+	}
+	rows, err := engine.SeatRows(ctx, env.store.Pool(), *org)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"data": rows}, nil
 }
 
 func adminEngine(env *adminEnv) (*engine.Engine, error) {

@@ -36,6 +36,16 @@ type Config struct {
 	// SimulatorSeed and SimulatorSpeed drive the LinkedIn simulator (the default provider).
 	SimulatorSeed  int64
 	SimulatorSpeed float64
+	// LinkedInProvider is "simulator" (the default) or "unipile", which reaches LinkedIn
+	// through Unipile's API at UnipileDSN with UnipileAPIKey (both required then).
+	LinkedInProvider string
+	UnipileDSN       string
+	UnipileAPIKey    string
+	// UnipileWebhookSecret is the Unipile-Auth value webhooks must carry; "" lets the service
+	// generate one and keep it in the database.
+	UnipileWebhookSecret string
+	// UnipileSyncInterval is how often each seat is reconciled with what Unipile lists.
+	UnipileSyncInterval time.Duration
 	// DrafterURL, DrafterAPIKey and DrafterModel select an OpenAI-compatible reply drafter;
 	// with DrafterURL empty the deterministic built-in drafter writes the drafts.
 	DrafterURL    string
@@ -77,7 +87,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
-	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator} {
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider} {
 		if err := read(&c); err != nil {
 			return c, err
 		}
@@ -161,6 +171,35 @@ func readSimulator(c *Config) error {
 	c.SimulatorSeed = int64(seed)
 	if c.SimulatorSpeed, err = strconv.ParseFloat(envOr("SIMULATOR_SPEED", "1"), 64); err != nil || c.SimulatorSpeed < 0 {
 		return fmt.Errorf("SIMULATOR_SPEED must be a non-negative number")
+	}
+	return nil
+}
+
+// readLinkedInProvider reads which LinkedIn provider runs and, for Unipile, where it is and
+// with which key; a missing one is named.
+func readLinkedInProvider(c *Config) error {
+	c.LinkedInProvider = envOr("LINKEDIN_PROVIDER", "simulator")
+	switch c.LinkedInProvider {
+	case "simulator":
+		return nil
+	case "unipile":
+	default:
+		return fmt.Errorf("LINKEDIN_PROVIDER must be simulator or unipile, got %q", c.LinkedInProvider)
+	}
+	c.UnipileDSN = strings.TrimSpace(os.Getenv("UNIPILE_DSN"))
+	c.UnipileAPIKey = strings.TrimSpace(os.Getenv("UNIPILE_API_KEY"))
+	c.UnipileWebhookSecret = os.Getenv("UNIPILE_WEBHOOK_SECRET")
+	for _, v := range []struct{ name, value string }{{"UNIPILE_DSN", c.UnipileDSN}, {"UNIPILE_API_KEY", c.UnipileAPIKey}} {
+		if v.value == "" {
+			return fmt.Errorf("%s is required with LINKEDIN_PROVIDER=unipile", v.name)
+		}
+	}
+	if s := c.UnipileWebhookSecret; s != "" && (len(s) < 16 || strings.ContainsAny(s, "\r\n")) {
+		return fmt.Errorf("UNIPILE_WEBHOOK_SECRET must be at least 16 characters on one line")
+	}
+	var err error
+	if c.UnipileSyncInterval, err = time.ParseDuration(envOr("UNIPILE_SYNC_INTERVAL", "15m")); err != nil || c.UnipileSyncInterval < time.Second {
+		return fmt.Errorf("UNIPILE_SYNC_INTERVAL must be a Go duration of at least 1s like 15m")
 	}
 	return nil
 }

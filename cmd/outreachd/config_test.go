@@ -53,3 +53,42 @@ func TestLoadConfig(t *testing.T) {
 		t.Fatalf("no database: %v", err)
 	}
 }
+
+// The LinkedIn provider: the simulator by default; Unipile needs its address and key, and
+// names the one missing.
+func TestLinkedInProviderConfig(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://unused")
+	cfg, err := loadConfig(nil, nil)
+	if err != nil || cfg.LinkedInProvider != "simulator" {
+		t.Fatalf("default provider: %q %v", cfg.LinkedInProvider, err)
+	}
+	t.Setenv("LINKEDIN_PROVIDER", "unipile")
+	for _, c := range []struct {
+		env     map[string]string
+		missing string
+	}{
+		{map[string]string{}, "UNIPILE_DSN"},
+		{map[string]string{"UNIPILE_DSN": "api8.unipile.com:13851"}, "UNIPILE_API_KEY"},
+		{map[string]string{"UNIPILE_API_KEY": "k"}, "UNIPILE_DSN"},
+		{map[string]string{"UNIPILE_DSN": "api8.unipile.com:13851", "UNIPILE_API_KEY": "k", "UNIPILE_WEBHOOK_SECRET": "short"}, "UNIPILE_WEBHOOK_SECRET"},
+		{map[string]string{"UNIPILE_DSN": "api8.unipile.com:13851", "UNIPILE_API_KEY": "k", "UNIPILE_SYNC_INTERVAL": "soon"}, "UNIPILE_SYNC_INTERVAL"},
+	} {
+		t.Run(c.missing, func(t *testing.T) {
+			for _, name := range []string{"UNIPILE_DSN", "UNIPILE_API_KEY", "UNIPILE_WEBHOOK_SECRET", "UNIPILE_SYNC_INTERVAL"} {
+				t.Setenv(name, c.env[name])
+			}
+			if _, err := loadConfig(nil, nil); err == nil || !strings.Contains(err.Error(), c.missing) {
+				t.Fatalf("%v: %v, want an error naming %s", c.env, err, c.missing)
+			}
+		})
+	}
+	t.Setenv("UNIPILE_DSN", "api8.unipile.com:13851")
+	t.Setenv("UNIPILE_API_KEY", "k")
+	if cfg, err = loadConfig(nil, nil); err != nil || cfg.UnipileSyncInterval != 15*time.Minute || cfg.UnipileWebhookSecret != "" {
+		t.Fatalf("unipile defaults: %+v %v", cfg, err)
+	}
+	t.Setenv("LINKEDIN_PROVIDER", "linkedin")
+	if _, err := loadConfig(nil, nil); err == nil || !strings.Contains(err.Error(), "LINKEDIN_PROVIDER") {
+		t.Fatalf("unknown provider: %v", err)
+	}
+}

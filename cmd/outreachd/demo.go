@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
+	"outreachd/delivery"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -41,6 +43,18 @@ func (a *app) setUpDemo(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	return a.setUpEngineDemo(ctx, orgID, out)
+}
+
+// emptyForFreshDemo empties the demo database (storage.EmptyForFreshDemo) and returns new stores
+// on it: the old ones' connections hold statements prepared on the tables dropped.
+func emptyForFreshDemo(ctx context.Context, cfg Config, st *storage.Store, log *slog.Logger) (*storage.Store, *delivery.Store, error) {
+	err := st.EmptyForFreshDemo(ctx, demoOrgName)
+	st.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--fresh: %w", err)
+	}
+	log.Info("fresh demo: the database was emptied; the demo starts over at the wall clock")
+	return openStore(ctx, cfg)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it (a connection URL holds ? and &).

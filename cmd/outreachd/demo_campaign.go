@@ -34,10 +34,9 @@ const (
 	demoFast = 10 * time.Hour
 )
 
-// demoPerson is one lead of a wave; want, when set, is the forecast the person is cast for.
-type demoPerson struct {
-	first, last, company string
-	want                 func(linkedin.Forecast) bool
+// demoRole is one place in a wave; want, when set, is the forecast its person is cast for.
+type demoRole struct {
+	want func(linkedin.Forecast) bool
 }
 
 func castAs(persona string) func(linkedin.Forecast) bool {
@@ -46,14 +45,32 @@ func castAs(persona string) func(linkedin.Forecast) bool {
 	}
 }
 
-var demoWave = []demoPerson{
-	{"Ada", "Quinn", "Northwind", castAs("positive")},       // answered on its own, stalls later
-	{"Ben", "Okafor", "Contoso", castAs("wants_email")},     // needs a person: wants email
-	{"Chloe", "Martin", "Fabrikam", castAs("bot_question")}, // needs a person: "a bot?"
-	{"Dev", "Patel", "Tailspin", castAs("positive")},
-	{"Eva", "Novak", "Litware", nil}, {"Felix", "Berg", "Adatum", nil},
-	{"Grace", "Liu", "Proseware", nil}, {"Hugo", "Silva", "Wingtip", nil}, {"Iris", "Kim", "Lucerne", nil},
-	{"Jonas", "Weber", "Coho", nil}, {"Kara", "Singh", "Woodgrove", nil}, {"Leo", "Rossi", "Humongous", nil},
+var demoWave = []demoRole{
+	{castAs("positive")},     // answered on its own, stalls later
+	{castAs("wants_email")},  // needs a person: wants email
+	{castAs("bot_question")}, // needs a person: "a bot?"
+	{castAs("positive")},
+	{}, {}, {}, {}, {}, {}, {}, {},
+}
+
+// The demo's people are named from these lists so that no two leads of the organization share a
+// name (up to 24 × 24 of them): each wave's needs-human queue and inbox then tell people apart.
+// The first wave is Ada Quinn at Northwind, Ben Okafor at Contoso, Chloe Martin at Fabrikam …
+var (
+	demoFirst = []string{"Ada", "Ben", "Chloe", "Dev", "Eva", "Felix", "Grace", "Hugo", "Iris", "Jonas", "Kara", "Leo",
+		"Mia", "Nils", "Omar", "Priya", "Quentin", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wes", "Yara"}
+	demoLast = []string{"Quinn", "Okafor", "Martin", "Patel", "Novak", "Berg", "Liu", "Silva", "Kim", "Weber", "Singh", "Rossi",
+		"Moreau", "Haddad", "Tanaka", "Costa", "Dubois", "Nowak", "Larsen", "Fischer", "Ibrahim", "Keller", "Mendes", "Walsh"}
+	demoCompany = []string{"Northwind", "Contoso", "Fabrikam", "Tailspin", "Litware", "Adatum", "Proseware", "Wingtip", "Lucerne",
+		"Coho", "Woodgrove", "Humongous", "Alpine", "Bluebird", "Cedar", "Datum", "Evergreen", "Fourth Coffee", "Graphic",
+		"Heron", "Ironwood", "Juniper", "Kestrel", "Lumen", "Margie"}
+)
+
+// demoName is the name and company of the organization's nth demo lead: every pair of a first
+// and a last name once (n < 576), the first 24 leads with the last name of the same rank.
+func demoName(n int) (first, last, company string) {
+	k := len(demoFirst)
+	return demoFirst[n%k], demoLast[(n/k+n)%len(demoLast)], demoCompany[n%len(demoCompany)]
 }
 
 // setUpEngineDemo gives the demo organization a simulated seat and a campaign with a new wave of
@@ -245,13 +262,14 @@ const castTries = 50_000
 // people the story needs.
 func (a *app) pushDemoWave(ctx context.Context, orgID, campaignID string, seat storage.LinkedInAccount, base int) (int, error) {
 	req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: fmt.Sprintf("demo-%d", base), DefaultSource: outreach.SourceAPI}
-	for i, p := range demoWave {
-		u, err := a.castURL(p, seat.ProviderAccountID, base*castTries)
+	for i, role := range demoWave {
+		first, last, company := demoName(base + i)
+		u, err := a.castURL(first, last, role, seat.ProviderAccountID, base*castTries)
 		if err != nil {
 			return 0, err
 		}
 		req.Leads = append(req.Leads, storage.PushLead{Index: i, Input: outreach.LeadInput{
-			LinkedInURL: u, FirstName: p.first, LastName: p.last, Company: p.company, Title: "Head of Growth"}})
+			LinkedInURL: u, FirstName: first, LastName: last, Company: company, Title: "Head of Growth"}})
 	}
 	if _, err := a.store.PushLeads(ctx, req); err != nil {
 		return 0, err
@@ -260,20 +278,20 @@ func (a *app) pushDemoWave(ctx context.Context, orgID, campaignID string, seat s
 }
 
 // castURL returns the first profile URL "first-last-<hex>" from from on whose person the
-// simulated network will treat as p wants.
-func (a *app) castURL(p demoPerson, accountID string, from int) (string, error) {
+// simulated network will treat as role wants.
+func (a *app) castURL(first, last string, role demoRole, accountID string, from int) (string, error) {
 	for i := from; i < from+castTries; i++ {
-		u := fmt.Sprintf("https://www.linkedin.com/in/%s-%s-%x", strings.ToLower(p.first), strings.ToLower(p.last), i)
-		if p.want == nil {
+		u := fmt.Sprintf("https://www.linkedin.com/in/%s-%s-%x", strings.ToLower(first), strings.ToLower(last), i)
+		if role.want == nil {
 			return u, nil
 		}
 		prof, err := outreach.NormalizeProfile(u)
 		if err != nil {
 			return "", err
 		}
-		if p.want(a.sim.Foresee(accountID, prof.Key)) {
+		if role.want(a.sim.Foresee(accountID, prof.Key)) {
 			return u, nil
 		}
 	}
-	return "", fmt.Errorf("demo: no one to cast as %s %s under SIMULATOR_SEED %d", p.first, p.last, a.cfg.SimulatorSeed)
+	return "", fmt.Errorf("demo: no one to cast as %s %s under SIMULATOR_SEED %d", first, last, a.cfg.SimulatorSeed)
 }

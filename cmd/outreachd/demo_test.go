@@ -77,6 +77,36 @@ func TestDemoMovesOnEveryStart(t *testing.T) {
 		seen = seen || st == "disconnected"
 		return seen && st == "connected", fmt.Sprintf("the demo seat is %s (disconnected seen: %v) two simulated days after a disconnect", st, seen)
 	})
+
+	// Three starts, three waves of twelve: no two people share a name, so the needs-human
+	// queue and the inbox tell them apart.
+	var people, names int
+	third.query(t, `SELECT count(*), count(DISTINCT name) FROM prospects`, nil, &people, &names)
+	if people != 36 || names != people {
+		t.Fatalf("%d people with %d distinct names, want 36 distinct", people, names)
+	}
+
+	// --fresh starts the demo over: the database emptied, a new organization, one campaign with
+	// the first wave's people, and the simulated world and its clock begun again.
+	srv.Stop(30 * time.Second)
+	var oldClock time.Time
+	third.query(t, `SELECT max(clock_at) FROM sim_worlds`, nil, &oldClock)
+	srv.Args = []string{"--demo", "--fresh"}
+	srv.Start()
+	fresh := demoStart(t, srv, 3)
+	if !strings.Contains(fresh.out, "demo: started a fresh demo campaign "+fresh.campaign+` ("Demo campaign") with 12 leads (first run)`) {
+		t.Fatalf("the fresh start did not start over:\n%s", fresh.out)
+	}
+	var campaigns, ada int
+	fresh.query(t, `SELECT (SELECT count(*) FROM campaigns), (SELECT count(*) FROM prospects WHERE name = 'Ada Quinn')`, nil, &campaigns, &ada)
+	if campaigns != 1 || ada != 1 {
+		t.Fatalf("after --fresh: %d campaigns, %d Ada Quinn; want 1 and 1", campaigns, ada)
+	}
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
+		var first *time.Time
+		fresh.query(t, `SELECT min(at) FROM activities`, nil, &first)
+		return first != nil && first.Before(oldClock), fmt.Sprintf("the fresh demo's first activity at %v, the old clock stood at %s", first, oldClock)
+	})
 	srv.Stop(30 * time.Second)
 }
 

@@ -58,8 +58,12 @@ func newSimulator(cfg Config, clock outreach.Clock) (*linkedin.Simulator, error)
 }
 
 // wireEngine opens the simulated LinkedIn world kept in PostgreSQL (the configured provider),
-// adds the outreach engine worker and lets GET /inbox read the same simulator.
+// adds the outreach engine worker and lets GET /inbox read the same simulator; with
+// LINKEDIN_PROVIDER=unipile it wires Unipile instead (unipile_wiring.go).
 func (a *app) wireEngine(ctx context.Context) error {
+	if a.cfg.LinkedInProvider == "unipile" {
+		return a.wireUnipileEngine(ctx)
+	}
 	worlds := linkedin.NewPostgresWorlds(a.store.Pool())
 	clock, err := a.engineClock(ctx, worlds)
 	if err != nil {
@@ -92,7 +96,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		return err
 	}
 	a.apiDeps.DomainNow = clock.Now
-	a.apiDeps.Drafts = eng
+	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = sim
 	}

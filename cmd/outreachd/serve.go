@@ -19,6 +19,7 @@ import (
 
 	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
+	"outreachd/adapters/unipile"
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/engine"
@@ -48,15 +49,24 @@ type app struct {
 	hub *delivery.Hub
 	// deliveries is the delivery hub's store, attached to store.
 	deliveries *delivery.Store
+	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
+	seatLinks *unipile.Seats
 }
 
 func runServe(ctx context.Context, args []string) error {
-	var demo bool
+	var demo, fresh bool
 	cfg, err := loadConfig(args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&demo, "demo", false, "create (or reuse) a demo organization and print a fresh read_write API key")
+		fs.BoolVar(&fresh, "fresh", false, "with --demo: empty the (demo) database first and start the demo over")
 	})
 	if err != nil {
 		return err
+	}
+	if fresh && !demo {
+		return errors.New("--fresh starts the demo over and needs --demo")
+	}
+	if demo && cfg.LinkedInProvider != "simulator" {
+		return fmt.Errorf("--demo runs on the LinkedIn simulator; unset LINKEDIN_PROVIDER")
 	}
 	log := newLogger(cfg.LogLevel, cfg.LogFormat, os.Stderr)
 	if applyGCDefaults(os.Getenv) {
@@ -65,6 +75,11 @@ func runServe(ctx context.Context, args []string) error {
 	st, ds, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if fresh {
+		if st, ds, err = emptyForFreshDemo(ctx, cfg, st, log); err != nil {
+			return err
+		}
 	}
 	defer st.Close()
 	if err := st.Migrate(ctx); err != nil {

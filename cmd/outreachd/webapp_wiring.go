@@ -16,7 +16,9 @@ import (
 )
 
 // wireWebApp builds the application under /app/ from the parts wire made (the destination
-// manager, the hub, the engine's draft desk) and mounts it on the API's root router.
+// manager, the hub, the engine's draft desk and replies, the LinkedIn inbox reader, the engine's
+// clock), mounts it on the API's root router and adds its worker (the files of leads imported in
+// the browser).
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
 	if a.apiDeps.Secrets != nil {
@@ -28,11 +30,22 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 	if a.apiDeps.Drafts != nil {
 		deps.Drafts = a.apiDeps.Drafts
 	}
+	// The Inbox reads through GET /inbox's reader and replies through the engine that decides drafts.
+	if r, ok := a.apiDeps.Inbox.(webapp.InboxReader); ok {
+		deps.Inbox = r
+	}
+	if a.apiDeps.Replies != nil {
+		deps.Replies = a.apiDeps.Replies
+	}
+	if a.clock != nil {
+		deps.ClockSpeed = a.clock.Speed()
+	}
 	w, err := webapp.New(a.store, deps, webapp.Config{PublicURL: a.cfg.PublicURL})
 	if err != nil {
 		return nil, err
 	}
 	a.apiDeps.Extra = append(a.apiDeps.Extra, func(_, root *mux.Router, _ api.Helpers) { w.Mount(root) })
+	a.workers = append(a.workers, worker{name: "lead imports", run: w.RunImports})
 	return w, nil
 }
 

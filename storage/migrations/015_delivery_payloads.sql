@@ -1,8 +1,8 @@
 -- An event's payload is stored once, not once per destination. deliveries carried a copy of the
 -- event body in every row, so an event for ten destinations wrote its body ten times, and every
--- attempt record (a non-HOT update of the delivery) wrote it again: at 2,000 deliveries a second
--- the payload copies were about half the WAL (pg_stat_wal, docs/performance.md). A delivery now
--- finds its body by event id.
+-- attempt record (a non-HOT update of the delivery) wrote it again, and those copies were a
+-- large part of the WAL (measured: docs/performance.md, "Design choices and their
+-- measurements"). A delivery now finds its body by event id.
 CREATE TABLE delivery_payloads (
     event_id    text PRIMARY KEY,
     payload     bytea NOT NULL,

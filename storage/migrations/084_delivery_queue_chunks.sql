@@ -5,12 +5,11 @@
 -- Every queue row used to be inserted by the fan-out, rewritten by its claim (its due time is a
 -- key of its partial index, so the lease wrote a new row version and two index entries) and
 -- deleted by the record: with one row per delivery that was a third of the database's work per
--- delivery (a 10-destination burst: the claim 21 buffers a delivery, the queue's part of the
--- fan-out 5.5, the record's delete 6). A chunk is inserted, leased and deleted once for up to 32
+-- delivery. A chunk is inserted, leased and deleted once for up to 32
 -- deliveries. What a chunk claims is read from the deliveries themselves: its members still
 -- pending at its attempts (0), so a chunk claimed again after a process died mid-way gives only
--- the deliveries not yet finished. Measured in alternation: docs/performance.md, "Issue 14, sixth
--- session".
+-- the deliveries not yet finished. Measured in alternation: docs/performance.md, "The fan-out
+-- statement".
 --
 -- A row is either one delivery's (id = the delivery's id, delivery_ids = {id}: retries, resends,
 -- recovered deliveries, and every row queued before this migration) or a chunk (id = 'c:' and its

@@ -5,9 +5,8 @@
 -- ended) gets it.
 --
 -- A 10-destination fan-out wrote ten dedupe rows per event, each a speculative insert with two
--- index entries: 13 of the 44 ms of a 1,000-delivery fan-out (EXPLAIN ANALYZE), the largest part
--- after the deliveries themselves. Now it writes one. Measured: docs/performance.md, "Issue 14,
--- sixth session".
+-- index entries, the largest part of a fan-out after the deliveries themselves (EXPLAIN
+-- ANALYZE). Now it writes one. Measured: docs/performance.md, "The fan-out statement".
 --
 -- The keys written before this migration were per destination (SHA-256 of destination and
 -- identity) and cannot be turned into payload keys; they stay in delivery_dedupe_legacy, which

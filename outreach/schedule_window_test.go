@@ -1,4 +1,4 @@
-package engine
+package outreach_test
 
 import (
 	"testing"
@@ -7,16 +7,16 @@ import (
 	"outreachd/outreach"
 )
 
-func mustWindow(t *testing.T, tz string, days []string, start, end string) window {
+func mustWindow(t *testing.T, tz string, days []string, start, end string) outreach.Window {
 	t.Helper()
-	w, err := newWindow(outreach.Schedule{Timezone: tz, WorkingDays: days, StartTime: start, EndTime: end})
+	w, err := outreach.Schedule{Timezone: tz, WorkingDays: days, StartTime: start, EndTime: end}.Window()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
 
-func TestWindow(t *testing.T) {
+func TestScheduleWindow(t *testing.T) {
 	t.Parallel()
 	weekdays := []string{"monday", "tuesday", "wednesday", "thursday", "friday"}
 	ny := mustWindow(t, "America/New_York", weekdays, "09:00", "17:00")
@@ -27,7 +27,7 @@ func TestWindow(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		w        window
+		w        outreach.Window
 		t        time.Time
 		contains bool
 		nextOpen time.Time
@@ -48,36 +48,24 @@ func TestWindow(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.w.contains(c.t); got != c.contains {
+			if got := c.w.Contains(c.t); got != c.contains {
 				t.Errorf("contains(%s) = %v", c.t, got)
 			}
-			if got := c.w.nextOpen(c.t); !got.Equal(c.nextOpen) {
-				t.Errorf("nextOpen(%s) = %s, want %s", c.t, got, c.nextOpen)
+			if got := c.w.NextOpen(c.t); !got.Equal(c.nextOpen) {
+				t.Errorf("NextOpen(%s) = %s, want %s", c.t, got, c.nextOpen)
 			}
 		})
 	}
 	t.Run("dayStart is local midnight", func(t *testing.T) {
-		got := ny.dayStart(time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)) // 22:00 Monday in NY
+		got := ny.DayStart(time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)) // 22:00 Monday in NY
 		if want := at(nyLoc, 2026, 11, 23, 0, 0); !got.Equal(want) {
-			t.Fatalf("dayStart = %s, want %s", got, want)
+			t.Fatalf("DayStart = %s, want %s", got, want)
 		}
 	})
 	t.Run("nextDayOpen skips the rest of today", func(t *testing.T) {
-		got := ny.nextDayOpen(at(nyLoc, 2026, 11, 23, 10, 0))
+		got := ny.NextDayOpen(at(nyLoc, 2026, 11, 23, 10, 0))
 		if want := at(nyLoc, 2026, 11, 24, 9, 0); !got.Equal(want) {
-			t.Fatalf("nextDayOpen = %s, want %s", got, want)
+			t.Fatalf("NextDayOpen = %s, want %s", got, want)
 		}
 	})
-}
-
-func TestPersonalize(t *testing.T) {
-	t.Parallel()
-	co := "Acme"
-	got := personalize("Hi {first_name} of {{company}} ({name})", outreachProspect("Ada Lovelace", &co))
-	if got != "Hi Ada of Acme (Ada Lovelace)" {
-		t.Fatalf("personalize = %q", got)
-	}
-	if got := personalize("Hi {first_name}", outreachProspect("", nil)); got != "Hi there" {
-		t.Fatalf("personalize without a name = %q", got)
-	}
 }

@@ -1,0 +1,185 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"outreachd/adapters/unipile/unipilefake"
+	"outreachd/internal/testenv"
+)
+
+// unipileRun is the built binary serving with LINKEDIN_PROVIDER=unipile against a fake Unipile.
+type unipileRun struct {
+	t    *testing.T
+	fake *unipilefake.Fake
+	srv  *testenv.Server
+	env  []string
+	seat unipilefake.Seat
+	ada  unipilefake.Person
+}
+
+const e2eSecret = "e2e-webhook-secret-0123456789"
+
+func startUnipile(t *testing.T) *unipileRun {
+	t.Helper()
+	fake, err := unipilefake.New(unipilefake.Config{APIKey: "e2e-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	u := &unipileRun{t: t, fake: fake}
+	if u.seat, err = fake.AddSeat(unipilefake.Seat{Name: "Sam Seller",
+		Owner: unipilefake.Person{FirstName: "Sam", LastName: "Seller", PublicIdentifier: "sam-seller"}}); err != nil {
+		t.Fatal(err)
+	}
+	if u.ada, err = fake.AddPerson(unipilefake.Person{FirstName: "Ada", LastName: "Lovelace", PublicIdentifier: "ada-lovelace",
+		Headline: "Head of Engines", Position: "Head of Engines", Company: "Analytical Ltd"}); err != nil {
+		t.Fatal(err)
+	}
+	u.env = []string{"LINKEDIN_PROVIDER=unipile", "UNIPILE_DSN=" + fake.URL(), "UNIPILE_API_KEY=e2e-key",
+		"UNIPILE_WEBHOOK_SECRET=" + e2eSecret, "LINKEDIN_ACTION_SPACING=0"}
+	u.srv = testenv.StartServer(t, testenv.DatabaseURL(t), append([]string{"RATE_LIMIT_PER_MINUTE=100000", "LOG_LEVEL=info"}, u.env...)...)
+	testenv.EventuallyTrue(t, 20*time.Second, "the three webhooks registered", func() bool {
+		return fake.Calls(http.MethodPost, "/api/v1/webhooks", "request_url", u.srv.URL+"/api/providers/unipile/webhook") == 3
+	})
+	return u
+}
+
+// admin runs the CLI with the same provider settings as the server.
+func (u *unipileRun) admin(args ...string) (map[string]any, int, string) {
+	u.t.Helper()
+	out, errOut, code := testenv.AdminRawEnv(u.t, u.srv.DBURL, u.env, args...)
+	var m map[string]any
+	if code == 0 {
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			u.t.Fatalf("admin %v: %q", args, out)
+		}
+	}
+	return m, code, errOut
+}
+
+// TestUnipileEndToEnd drives the built binary against a fake Unipile: a seat bound by its id, a
+// campaign whose lead is looked up, invited, accepted, messaged, answers with a question for a
+// person, whose approved reply goes out; each action reached Unipile exactly once. A seat also
+// joins through a sign-in link, and webhooks without the secret change nothing.
+func TestUnipileEndToEnd(t *testing.T) {
+	t.Parallel()
+	u := startUnipile(t)
+	org := testenv.NewOrg(t, u.srv)
+	if _, code, errOut := u.admin("account", "connect", "--org", org.ID, "--name", "Ghost", "--provider-account-id", "no-such-account"); code == 0 || !strings.Contains(errOut, "error") {
+		t.Fatalf("an account Unipile does not hold: exit %d %s", code, errOut)
+	}
+	acc, code, errOut := u.admin("account", "connect", "--org", org.ID, "--name", "Sam Seller", "--provider-account-id", u.seat.ID)
+	if code != 0 || acc["account_id"] == nil {
+		t.Fatalf("connect by id: %d %s", code, errOut)
+	}
+
+	r := org.Write.Do(t, "POST", "/api/v1/campaigns", map[string]any{"name": "Engines",
+		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"},
+		"sequence": []map[string]any{
+			{"type": "connect", "text": "Hi {first_name}, I build engines too."},
+			{"type": "message", "delay_days": 0, "text": "Thanks for connecting, {first_name}!"}}})
+	if r.Status != 200 {
+		t.Fatalf("create campaign: %d %s", r.Status, r.Body)
+	}
+	cid := r.JSON["item"].(map[string]any)["id"].(string)
+	testenv.Admin(t, u.srv.DBURL, "campaign", "set-status", "--campaign", cid, "--status", "active")
+	r = org.Write.Do(t, "POST", "/api/v1/campaigns/"+cid+"/leads", map[string]any{"leads": []map[string]any{
+		{"linkedin_url": "https://www.linkedin.com/in/ada-lovelace", "name": "Ada Lovelace"}}})
+	if r.Status != 202 {
+		t.Fatalf("push: %d %s", r.Status, r.Body)
+	}
+	pid := r.JSON["accepted"].([]any)[0].(map[string]any)["lead_id"].(string)
+	status := func() any {
+		return org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil).JSON["data"].(map[string]any)["status"]
+	}
+	testenv.EventuallyTrue(t, 30*time.Second, "the invitation", func() bool { return status() == "connection_sent" })
+	if n := u.fake.Calls(http.MethodGet, "/api/v1/users/{identifier}", "", ""); n < 1 {
+		t.Error("the lead's profile was not looked up before the invitation")
+	}
+	if err := u.fake.AcceptInvitation(u.seat.ID, u.ada.ProviderID, unipilefake.AcceptOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.EventuallyTrue(t, 30*time.Second, "the first message", func() bool { return status() == "messaged" })
+	if _, err := u.fake.Reply(u.seat.ID, u.ada.ProviderID, "Could you send me an email with the details?"); err != nil {
+		t.Fatal(err)
+	}
+	var item map[string]any
+	testenv.EventuallyTrue(t, 30*time.Second, "the reply in needs-human", func() bool {
+		items, _ := org.Read.Do(t, "GET", "/api/v1/needs-human", nil).JSON["data"].([]any)
+		if len(items) == 1 {
+			item = items[0].(map[string]any)
+		}
+		return item != nil
+	})
+	mine := "Hi Ada, happy to: what address should I write to?"
+	r = org.Write.Do(t, "POST", "/api/v1/needs-human/"+item["id"].(string)+"/approve", map[string]any{"text": mine})
+	if d, _ := r.JSON["data"].(map[string]any); r.Status != 200 || d["status"] != "sent" {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	inbox := org.Read.Do(t, "GET", "/api/v1/inbox", nil)
+	if inbox.Status != 200 || !strings.Contains(string(inbox.Body), mine) {
+		t.Fatalf("the live inbox: %d %s", inbox.Status, inbox.Body)
+	}
+	u.fake.WaitWebhooks()
+
+	// Exactly once each.
+	for _, c := range []struct {
+		what      string
+		got, want int
+	}{
+		{"invitations to Ada", u.fake.SentInvitations(u.seat.ID, u.ada.ProviderID), 1},
+		{"messages to Ada", u.fake.SentMessages(u.seat.ID, u.ada.ProviderID), 2},
+		{"POST /users/invite", u.fake.Calls(http.MethodPost, "/api/v1/users/invite", "", ""), 1},
+		{"POST /chats", u.fake.Calls(http.MethodPost, "/api/v1/chats", "", ""), 1},
+		{"POST /chats/{id}/messages", u.fake.Calls(http.MethodPost, "/api/v1/chats/{id}/messages", "", ""), 1},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
+		}
+	}
+	for _, d := range u.fake.Deliveries() {
+		if d.Status != http.StatusOK {
+			t.Errorf("webhook %s answered %d (%s)", d.Event, d.Status, d.Err)
+		}
+	}
+
+	// Webhooks without the secret are refused.
+	resp, err := http.Post(u.srv.URL+"/api/providers/unipile/webhook", "application/json",
+		bytes.NewReader([]byte(`{"event":"new_relation","account_id":"`+u.seat.ID+`","user_provider_id":"x"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a webhook without the secret: %d", resp.StatusCode)
+	}
+
+	// A second seat joins through a sign-in link.
+	link, code, errOut := u.admin("account", "connect", "--org", org.ID, "--name", "Nora North")
+	if code != 0 || link["connect_url"] == nil || link["expires_at"] == nil {
+		t.Fatalf("sign-in link: %d %s %v", code, errOut, link)
+	}
+	nora, err := u.fake.CompleteHostedAuth(link["connect_url"].(string), unipilefake.Seat{Name: "Nora North",
+		Owner: unipilefake.Person{FirstName: "Nora", LastName: "North"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.fake.WaitWebhooks()
+	list, code, errOut := u.admin("account", "list", "--org", org.ID)
+	if code != 0 {
+		t.Fatalf("account list: %d %s", code, errOut)
+	}
+	seats := map[string]string{}
+	for _, row := range list["data"].([]any) {
+		m := row.(map[string]any)
+		seats[m["provider_account_id"].(string)] = m["name"].(string) + "/" + m["status"].(string)
+	}
+	if len(seats) != 2 || seats[u.seat.ID] != "Sam Seller/connected" || seats[nora] != "Nora North/connected" {
+		t.Errorf("seats: %v", seats)
+	}
+}
