@@ -207,3 +207,41 @@ func TestTakeSlot(t *testing.T) {
 		t.Fatalf("a slot after the limit was removed: %v %v", ok, fmt.Sprint(err))
 	}
 }
+
+// TestThrottledDestinationQueuedInSmallerRows: the fan-out queues a throttled destination's
+// deliveries in rows of at most its limit (about a second of its slots), so one claim never takes
+// much more than a second of them; the other destinations' rows stay as large as before.
+func TestThrottledDestinationQueuedInSmallerRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, ds := testenv.Stores(t)
+	org, dests := orgWithDestinations(t, st, ds, 2)
+	throttled(t, ds, org.ID, dests[0], 3)
+	if err := st.InTx(ctx, func(tx *storage.Tx) error {
+		for range 10 {
+			tx.Emit(sample(org.ID))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Pool().Query(ctx, `SELECT destination_id, cardinality(delivery_ids) FROM delivery_queue ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string][]int{}
+	for rows.Next() {
+		var d string
+		var n int
+		if err := rows.Scan(&d, &n); err != nil {
+			t.Fatal(err)
+		}
+		sizes[d] = append(sizes[d], n)
+	}
+	if fmt.Sprint(sizes[dests[0]]) != "[1 3 3 3]" || fmt.Sprint(sizes[dests[1]]) != "[10]" {
+		t.Fatalf("queue rows: throttled %v (want [1 3 3 3]), other %v (want [10])", sizes[dests[0]], sizes[dests[1]])
+	}
+	if got := claimAll(t, ds); len(got) != 13 {
+		t.Fatalf("claims took %d now, want the other's 10 and the throttled one's first row of 3", len(got))
+	}
+}
