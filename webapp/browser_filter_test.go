@@ -2,6 +2,7 @@ package webapp_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,8 +95,28 @@ func TestBrowserDestinationFilter(t *testing.T) {
 		}
 	}
 
+	// Three more of Ada's events: the filter lets them through, the rate limit spaces them, and
+	// the log shows the waits apart from failures.
+	var more []map[string]any
+	for i := range 3 {
+		more = append(more, map[string]any{"linkedin_url": fmt.Sprintf("https://www.linkedin.com/in/ada-again-%d", i), "name": "ada"})
+	}
+	if r := org.Write.Do(t, "POST", "/api/v1/campaigns/"+campaign+"/leads", map[string]any{"leads": more}); r.Status != 202 {
+		t.Fatalf("push: %d %s", r.Status, r.Body)
+	}
+	testenv.EventuallyTrue(t, 15*time.Second, "Ada's three events at the receiver", func() bool { return len(rc.all()) >= 3 })
 	b.click("//a[normalize-space(.)='Filtered CRM']")
 	b.waitText("≤ 5/s")
+	b.run("throttled attempts", chromedp.SetValue(chromedp.CSS("#f-throttled"), "true"))
+	b.click(button("Filter"))
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
+		return strings.Contains(b.location(), "throttled=true"), "the log was not filtered: " + b.location()
+	})
+	// The first of the three started at once; the two after it waited for their turn.
+	if text := b.waitText("throttled: waited"); strings.Count(text, "throttled: waited") != 2 || strings.Count(text, "#1") != 2 {
+		t.Fatalf("the throttled attempts listed:\n%s", text)
+	}
+	b.shot("destination-throttled")
 	if got := b.value("#filter"); !strings.Contains(got, `"event": "prospect_added"`) || b.value("#rate") != "5" {
 		t.Fatalf("the settings show filter %q and rate %q", got, b.value("#rate"))
 	}
