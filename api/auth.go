@@ -47,6 +47,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
+		traceOrg(r.Context(), p.OrgID)
 		ctx := context.WithValue(r.Context(), principalKey{}, p)
 		ctx = context.WithValue(ctx, spentKey{}, tok)
 		next.ServeHTTP(w, r.WithContext(ctx))

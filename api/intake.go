@@ -40,6 +40,7 @@ func (s *Server) postIntake(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	traceOrg(r.Context(), target.OrgID)
 	if !s.spend(w, r, Principal{OrgID: target.OrgID}, target.Bucket) {
 		return
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/delivery"
 	"outreachd/docs"
@@ -112,6 +113,8 @@ type Deps struct {
 	Drafts DraftDesk
 	// Replies sends a client's own reply into a conversation (the outreach engine); nil answers 503.
 	Replies ReplySender
+	// Traces records a span per request (trace.go); nil records none.
+	Traces trace.TracerProvider
 }
 
 // Server holds the dependencies of every handler.
@@ -206,7 +209,12 @@ func (s *Server) Handler() http.Handler {
 		mount(v1, root, s.helpers())
 	}
 
-	return s.limitBody(rejectBadText(root))
+	h := s.limitBody(rejectBadText(root))
+	if s.deps.Traces != nil {
+		root.Use(nameSpan)
+		h = traceRequests(s.deps.Traces, h)
+	}
+	return h
 }
 
 // oddSegment explains a path that no route can match because of an empty segment (usually an

@@ -310,7 +310,9 @@ func (h *Hub) deliverOne(ctx context.Context, c ClaimedDelivery) {
 		return
 	}
 	at := time.Now()
-	res := h.attempt(context.WithoutCancel(ctx), c.Target, c.ID, c.EventKind, c.Payload, at)
+	actx, span := h.startAttempt(context.WithoutCancel(ctx), c)
+	res := h.attempt(actx, c.Target, c.ID, c.EventKind, c.Payload, at)
+	endAttempt(span, res)
 	attempt := c.Attempts + 1
 	v := h.policy.decide(attempt, c.MaxAttempts, attemptResult{OK: res.OK, RetryAfter: res.RetryAfter}, time.Now())
 	rec := AttemptRecord{

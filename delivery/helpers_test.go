@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
@@ -41,6 +42,7 @@ type hubOpts struct {
 	noRun          bool
 	perDestination int           // 0: the hub's default
 	idleWake       time.Duration // 0: the hub's default
+	traces         trace.TracerProvider
 }
 
 func startHub(t *testing.T, o hubOpts) *hubEnv {
@@ -69,7 +71,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 	reg := prometheus.NewRegistry()
 	hub, err := delivery.NewHub(ds, sender, sl, reg, delivery.Config{
 		Timeout: o.timeout, RetrySchedule: o.schedule, Secrets: box, PerDestination: o.perDestination, IdleWake: o.idleWake,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Traces: o.traces,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/adapters/slack"
 	"outreachd/adapters/webhook"
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -83,6 +85,8 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// Logger receives warnings; nil discards them.
 	Logger *slog.Logger
+	// Traces records a span per attempt (trace.go); nil records none.
+	Traces trace.TracerProvider
 }
 
 func (c *Config) setDefaults() {
@@ -163,6 +167,7 @@ type Hub struct {
 	reg     prometheus.Registerer
 	policy  policy
 
+	tracer   trace.Tracer
 	sched    *sched
 	chunks   chunks
 	recorder *recorder
@@ -197,6 +202,7 @@ func NewHub(store *Store, webhookSender WebhookSender, slackSender SlackSender, 
 	}
 	h := &Hub{
 		store: store, webhook: webhookSender, slack: slackSender, cfg: cfg, log: cfg.Logger, metrics: m, reg: reg,
+		tracer: telemetry.Tracer(cfg.Traces, TracerName),
 		policy: policy{schedule: cfg.RetrySchedule, jitter: cfg.Jitter, rand: rand.Float64},
 		sched:  newSched(cfg.PerDestination, cfg.FirstAttemptSlots, cfg.RetrySlots),
 		// Buffered by one: a wake-up that arrives while its loop is busy is kept, not lost.

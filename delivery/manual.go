@@ -63,7 +63,9 @@ func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKi
 	t := targetOf(d)
 	id := outreach.NewID("dlv")
 	at := time.Now()
-	res := h.attempt(ctx, t, id, string(kind), body, at)
+	actx, span := h.startAttempt(ctx, ClaimedDelivery{ID: id, EventID: ev.ID, EventKind: string(kind), Trigger: TriggerTest, Target: t})
+	res := h.attempt(actx, t, id, string(kind), body, at)
+	endAttempt(span, res)
 	h.metrics.duration.WithLabelValues(t.Kind).Observe(res.Duration.Seconds())
 	h.metrics.attempts.WithLabelValues(string(kind), t.Kind, resultTest).Inc()
 	rec := AttemptRecord{

@@ -51,6 +51,7 @@ func (h *Hub) attemptHTTPS(ctx context.Context, t DeliveryTarget, deliveryID, ki
 		return sendResult{URL: t.URL, Error: "previous signing secret cannot be opened: " + err.Error()}
 	}
 	hdr := deliveryHeaders(secret, previous, deliveryID, kind, at, payload)
+	injectTraceParent(ctx, hdr)
 	r := h.webhook.Send(ctx, webhook.Request{URL: t.URL, Body: payload, Header: hdr})
 	return sendResult{URL: t.URL, StatusCode: r.StatusCode, Error: r.Error, Body: r.Body, Duration: r.Duration,
 		RetryAfter: r.RetryAfter, OK: r.OK}

@@ -79,10 +79,14 @@ func (s *Store) attach(db DB) error {
 	return nil
 }
 
-// FanOut writes the deliveries of a business transaction's events in tx (fanOut); once tx has
-// committed, the returned function counts them and owes the dispatchers a wake-up if any is new.
+// FanOut writes the deliveries of a business transaction's events in tx (fanOut), with the
+// traceparent of the transaction's span in ctx (trace.go); once tx has committed, the returned
+// function counts them and owes the dispatchers a wake-up if any is new.
 func (s *Store) FanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time) (func(), error) {
-	res, err := s.fanOut(ctx, tx, events, bodies, emitted)
+	committing := committingSpan(ctx)
+	ctx, span := startFanout(ctx)
+	res, err := s.fanOut(ctx, tx, events, bodies, emitted, committing)
+	endFanout(span, len(events), res, err)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type ClaimedDelivery struct {
 	// limit held the attempt back.
 	NotBefore time.Time
 	Throttled bool
+	// TraceParent is the W3C traceparent of the span that committed the event, "" when none was
+	// recorded (trace.go).
+	TraceParent string
 }
 
 // ChunkID is the id of the chunk the delivery was claimed through, "" when it was claimed through a
@@ -123,13 +126,13 @@ WITH c AS (
 -- destination's rows carry its grant: the first slot, the spacing and the time of the grant.
 -- Every row, and the one row there is when nothing was taken, says how many rows waiting for
 -- their budget were put back (deferred).
-SELECT pc.deferred, d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload,
+SELECT pc.deferred, d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, pl.traceparent,
        d.attempts, d.max_attempts, d.emitted_at, d.next_trigger, d.destination_id, d.own_due,
        g.next_start - g.granted * g.slot, g.slot, g.at, t.*
 FROM (SELECT count(*)::int AS deferred FROM p) pc
 LEFT JOIN d ON true
 LEFT JOIN g ON g.destination_id = d.destination_id
-LEFT JOIN LATERAL (SELECT p.payload FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
+LEFT JOIN LATERAL (SELECT p.payload, p.traceparent FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
 LEFT JOIN LATERAL (SELECT %s FROM destinations dst WHERE d.dn = 1 AND dst.id = d.destination_id OFFSET 0) t ON true`
 
 // ClaimDue leases up to Limit due pending deliveries of enabled destinations, oldest due first,
@@ -229,16 +232,16 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, deferr
 		destID string
 	}
 	var all []scanned
-	payloads, targets := map[string][]byte{}, map[string]DeliveryTarget{}
+	payloads, targets, traceParents := map[string][]byte{}, map[string]DeliveryTarget{}, map[string]string{}
 	finished = map[string]bool{}
 	for rows.Next() {
 		var g scanned
 		var t targetRow
-		var queueID, id, org, evID, evKind, trigger, destID *string
+		var queueID, id, org, evID, evKind, trigger, destID, traceParent *string
 		var attempts, maxAttempts *int
 		var at, emitted, due, first, grantAt *time.Time
 		var spacing *time.Duration
-		dest := []any{&deferred, &at, &queueID, &id, &org, &evID, &evKind, &g.c.Payload, &attempts,
+		dest := []any{&deferred, &at, &queueID, &id, &org, &evID, &evKind, &g.c.Payload, &traceParent, &attempts,
 			&maxAttempts, &emitted, &trigger, &destID, &due, &first, &spacing, &grantAt}
 		if err := rows.Scan(t.scan(dest)...); err != nil {
 			return nil, nil, 0, err
@@ -265,6 +268,9 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, deferr
 		if g.c.Payload != nil {
 			payloads[g.c.EventID] = g.c.Payload
 		}
+		if traceParent != nil {
+			traceParents[g.c.EventID] = *traceParent
+		}
 		if t.id != nil {
 			targets[g.destID] = t.target()
 		}
@@ -277,7 +283,7 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, deferr
 		pl, okP := payloads[g.c.EventID]
 		t, okT := targets[g.destID]
 		if okP && okT {
-			g.c.Payload, g.c.Target = pl, t
+			g.c.Payload, g.c.Target, g.c.TraceParent = pl, t, traceParents[g.c.EventID]
 			got = append(got, g.claimRow)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -81,12 +82,13 @@ type fanoutTarget struct {
 	rate      *int             // rate_limit_per_second
 }
 
-// fanOut writes the deliveries of events (bodies are their outbox payloads) in tx and reports
-// what it wrote, collapsed and filtered out. Most events of most organizations go nowhere: one
-// indexed read of the organizations' enabled destinations, and an event no destination selected
-// costs nothing more. An event goes to a destination that selected its kind when the destination
-// has no filter or its filter matches (fanout_filters.go): a filtered-out event costs no delivery.
-func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time) (InsertResult, error) {
+// fanOut writes the deliveries of events (bodies are their outbox payloads; traceParent is the
+// span that commits them, "" for none) in tx and reports what it wrote, collapsed and filtered
+// out. Most events of most organizations go nowhere: one indexed read of the organizations'
+// enabled destinations, and an event no destination selected costs nothing more. An event goes
+// to a destination that selected its kind when the destination has no filter or its filter
+// matches (fanout_filters.go): a filtered-out event costs no delivery.
+func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time, traceParent string) (InsertResult, error) {
 	orgs := make([]string, 0, 1)
 	for _, ev := range events {
 		if len(orgs) == 0 || orgs[len(orgs)-1] != ev.OrgID {
@@ -125,7 +127,7 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 				}
 				nd = NewDeliveries{EventID: ev.ID, EventKind: string(ev.Kind), OrgID: ev.OrgID, Payload: bodies[i],
 					EmittedAt: emitted, MaxAttempts: policy.Attempts, DedupeWindow: policy.DedupeWindow,
-					QueueChunk: policy.QueueChunk, Identity: identity}
+					QueueChunk: policy.QueueChunk, Identity: identity, TraceParent: traceParent}
 			}
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(ev.ID, d.id))
 			nd.Destinations = append(nd.Destinations, d.id)
@@ -206,6 +208,9 @@ type NewDeliveries struct {
 	Identity     []byte
 	IDs          []string // delivery ids, parallel to Destinations
 	Destinations []string
+	// TraceParent is the W3C traceparent of the span that commits the event ("" for none), kept
+	// with its payload for the attempts' spans to link to (trace.go).
+	TraceParent string
 }
 
 // InsertResult is what InsertDeliveryBatch wrote (and, for a fan-out, what it filtered out).
@@ -237,7 +242,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		keys, legacyKeys                [][]byte
 		emitted                         []time.Time
 		maxAttempts                     []int32
-		bodyID                          []string
+		bodyID, traceParents            []string
 		body                            [][]byte
 	)
 	seen := map[string]bool{}
@@ -259,6 +264,7 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 		}
 		seen[string(key)] = true
 		bodyID, body = append(bodyID, nd.EventID), append(body, nd.Payload)
+		traceParents = append(traceParents, nd.TraceParent)
 		for i := range nd.IDs {
 			ids, dests, keys = append(ids, nd.IDs[i]), append(dests, nd.Destinations[i]), append(keys, key)
 			evID, evKind, evOrg = append(evID, nd.EventID), append(evKind, nd.EventKind), append(evOrg, nd.OrgID)
@@ -275,7 +281,10 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 	if chunk <= 0 {
 		chunk = DefaultQueueChunk
 	}
-	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk}
+	if !slices.ContainsFunc(traceParents, func(tp string) bool { return tp != "" }) {
+		traceParents = nil // NULL: no text to send or store
+	}
+	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk, traceParents}
 	if legacy {
 		args = append(args, legacyKeys)
 	}
@@ -320,10 +329,10 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 const customPlanAbove = 200
 
 // insertDeliveriesSQL holds InsertDeliveryBatch's statement in its variants (statementVariant,
-// arguments in the order it passes them): with $13, the keys of the duplicate rule's older form
+// arguments in the order it passes them): with $14, the keys of the duplicate rule's older form
 // (per destination), whose deliveries collapse too; with two more arrays, the destinations queued
 // in smaller rows and their sizes (NewDeliveries.SmallerChunks). A batch with neither runs the
-// first, the statement as it was before throttles.
+// first.
 var insertDeliveriesSQL = [4]string{fanoutStatement(false, false), fanoutStatement(true, false),
 	fanoutStatement(false, true), fanoutStatement(true, true)}
 
@@ -343,9 +352,9 @@ func statementVariant(legacy, small bool) int {
 // and with or without the destinations queued in smaller rows.
 func fanoutStatement(legacy, small bool) string {
 	legacyArray, legacyColumn, legacyFilter := "", "", ""
-	next := 13
+	next := 14
 	if legacy {
-		legacyArray, legacyColumn, legacyFilter = ", $13::bytea[]", ", legacy_key", `
+		legacyArray, legacyColumn, legacyFilter = ", $14::bytea[]", ", legacy_key", `
       AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
                       AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`
 		next++
@@ -405,8 +414,9 @@ WITH input AS (
           FROM ins` + smallJoin + `) x
     GROUP BY destination_id, chunk
 ), body AS (
-    INSERT INTO delivery_payloads (event_id, payload)
-    SELECT b.event_id, b.payload FROM unnest($9::text[], $10::bytea[]) AS b(event_id, payload)
+    INSERT INTO delivery_payloads (event_id, payload, traceparent)
+    SELECT b.event_id, b.payload, nullif(b.traceparent, '')
+    FROM unnest($9::text[], $10::bytea[], $13::text[]) AS b(event_id, payload, traceparent)
     WHERE b.event_id IN (SELECT event_id FROM ins)
     ON CONFLICT (event_id) DO NOTHING
 )

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -63,6 +65,8 @@ type Config struct {
 	// it is handled, so that a message outreachd sent is recorded as its own first
 	// (reports_seat.go) [2m; negative: no wait].
 	SeatMessageGrace time.Duration
+	// Traces records a span per step and per report handled (trace.go) [nil: none].
+	Traces trace.TracerProvider
 }
 
 func (c *Config) setDefaults() {
@@ -133,6 +137,7 @@ type Engine struct {
 	log     *slog.Logger
 	ops     *opLog
 	cfg     Config
+	tracer  trace.Tracer
 
 	mu     sync.Mutex
 	known  map[string]bool // provider account ids the provider is known to have
@@ -154,7 +159,7 @@ func New(store Store, li LinkedIn, drafter Drafter, clock outreach.Clock, log *s
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{store: store, db: store.Pool(), li: li, drafter: drafter, clock: clock, log: log, cfg: cfg, known: map[string]bool{},
-		ops: newOpLog(log, cfg.ActivityLogEvery)}
+		ops: newOpLog(log, cfg.ActivityLogEvery), tracer: telemetry.Tracer(cfg.Traces, TracerName)}
 	if op, ok := li.(Operator); ok && li != nil {
 		e.op = op
 	}

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -125,6 +128,10 @@ func (e *Engine) handle(ctx context.Context, id int64) (bool, error) {
 	if err != nil || r.State != reportNew {
 		return false, err
 	}
+	ctx, span := e.startSpan(ctx, "engine.report", func() []attribute.KeyValue {
+		return []attribute.KeyValue{telemetry.AttrOrg.String(r.OrgID), AttrReport.Int64(id), AttrReportKind.String(string(r.Kind))}
+	})
+	defer func() { telemetry.End(span, err) }()
 	var plan replyPlan
 	if r.Kind == outreach.ReportMessageReceived {
 		if err := e.resolveOperator(ctx, &r); err == nil {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 	"outreachd/storage"
 )
@@ -193,9 +196,13 @@ func halted(p engineProspect) bool {
 // step does the one due thing of one prospect in one transaction: re-read and lock the row,
 // honour stop/block/lost/booked and the do-not-contact list, act on LinkedIn, record the
 // result, its activity and its events.
-func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (stepOutcome, error) {
-	var out stepOutcome
-	err := e.store.InTx(ctx, func(tx *storage.Tx) error {
+func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (out stepOutcome, err error) {
+	ctx, span := e.startSpan(ctx, "engine.step", func() []attribute.KeyValue {
+		return []attribute.KeyValue{telemetry.AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
+	})
+	did := ""
+	defer func() { endStep(span, did, err) }()
+	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
 		out = stepOutcome{}
 		p, err := lockEngineProspect(ctx, tx, id)
 		if err != nil {
@@ -233,11 +240,11 @@ func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.
 		outbound := run.c.OutreachType != outreach.OutreachInbound
 		switch {
 		case outbound && p.InvitedAt == nil && p.ConnectedAt == nil:
-			err = s.invite(ctx)
+			did, err = "invite", s.invite(ctx)
 		case outbound && p.ConnectedAt == nil:
-			err = s.withdraw(ctx)
+			did, err = "withdraw", s.withdraw(ctx)
 		default:
-			err = s.message(ctx)
+			did, err = "message", s.message(ctx)
 		}
 		return err
 	})

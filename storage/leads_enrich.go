@@ -8,7 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -52,7 +54,7 @@ const enrichLockClass = 0x656e72 // "enr"
 // crash drops the locks with the connection.
 // The results are written only to leads still pending, so a lead decided meanwhile (by an
 // instance that read it before this one's lock) keeps its first decision and emits nothing more.
-func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []PendingLead) ([]LeadResolution, error)) (int, error) {
+func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []PendingLead) ([]LeadResolution, error)) (n int, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("enrichment: %w", err)
@@ -71,6 +73,10 @@ func (s *Store) EnrichPendingLeads(ctx context.Context, limit int, resolve func(
 	if err != nil || len(leads) == 0 {
 		return 0, err
 	}
+	// A span per batch that found leads (an empty poll records none): the enrichment calls and the
+	// transaction that records the verdicts and their events.
+	ctx, span := s.tracer.Start(ctx, spanEnrichment, trace.WithAttributes(AttrLeads.Int(len(leads))))
+	defer func() { telemetry.End(span, err) }()
 	results, err := resolve(ctx, leads)
 	if err != nil {
 		return len(leads), err

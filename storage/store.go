@@ -20,7 +20,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
+	"outreachd/internal/telemetry"
 	"outreachd/outreach"
 )
 
@@ -36,6 +38,8 @@ type Config struct {
 	// deliveries. Stores that only read, or write no events (migrations, tests reading the
 	// outbox), may leave it nil.
 	Deliveries Deliveries
+	// Traces records a span around every business transaction (trace.go); nil records none.
+	Traces trace.TracerProvider
 }
 
 // DefaultMaxConns is the pool size when neither Config nor the database URL sets one: pgxpool's
@@ -73,7 +77,9 @@ type Store struct {
 	async *pgxpool.Pool
 	// deliveries is the delivery hub's part of the business transactions (Config.Deliveries).
 	deliveries Deliveries
-	closeOnce  sync.Once
+	// tracer records the business transactions' spans (Config.Traces).
+	tracer    trace.Tracer
+	closeOnce sync.Once
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -123,7 +129,7 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		async.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	s := &Store{pool: pool, async: async, deliveries: cfg.Deliveries}
+	s := &Store{pool: pool, async: async, deliveries: cfg.Deliveries, tracer: telemetry.Tracer(cfg.Traces, TracerName)}
 	if s.deliveries != nil {
 		if err := s.deliveries.Attach(s); err != nil {
 			pool.Close()
@@ -171,12 +177,15 @@ func (tx *Tx) Emit(ev outreach.Event) { tx.events = append(tx.events, ev) }
 // InTx runs fn in a transaction and commits it with its events and their deliveries. A failing
 // fn, or a cancelled ctx, rolls back; the rollback uses a context that cannot be cancelled so
 // that a client hanging up never leaves a transaction open on the server.
-func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	ctx, span := s.tracer.Start(ctx, spanTransaction)
+	tx := &Tx{}
+	defer func() { endTransaction(span, len(tx.events), err) }()
 	ptx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	tx := &Tx{Tx: ptx}
+	tx.Tx = ptx
 	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
 	if err := fn(tx); err != nil {
 		return err

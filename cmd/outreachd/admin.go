@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"outreachd/api"
 	"outreachd/delivery"
 	"outreachd/outreach"
@@ -75,6 +77,16 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cfg, err := loadConfig(nil, nil)
 	if err != nil {
 		return fail(1, err)
+	}
+	flushTraces, err := newTraces(ctx, &cfg, newLogger(cfg.LogLevel, cfg.LogFormat, stderr))
+	if err != nil {
+		return fail(1, err)
+	}
+	defer flushTraces()
+	if cfg.Traces != nil { // the command's business transactions are its children
+		var span trace.Span
+		ctx, span = cfg.Traces.Tracer(adminTracer).Start(ctx, "admin "+name)
+		defer span.End()
 	}
 	st, ds, err := openStore(ctx, cfg)
 	if err != nil {

@@ -69,7 +69,7 @@ func buildHub(cfg Config, ds *delivery.Store, box *delivery.SecretBox, reg prome
 	}
 	return delivery.NewHub(ds, sender, slackSender, reg, delivery.Config{
 		Timeout: cfg.DeliveryTimeout, RetrySchedule: cfg.DeliveryRetrySchedule, Secrets: box, Logger: log,
-		ShutdownGrace: cfg.ShutdownTimeout,
+		ShutdownGrace: cfg.ShutdownTimeout, Traces: cfg.Traces,
 	})
 }
 

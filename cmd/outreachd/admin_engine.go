@@ -108,7 +108,7 @@ func adminEngine(env *adminEnv) (*engine.Engine, error) {
 		return nil, err
 	}
 	return engine.New(env.store, nil, d, outreach.SystemClock{}, nil,
-		engine.Config{PublicURL: env.cfg.PublicURL})
+		engine.Config{PublicURL: env.cfg.PublicURL, Traces: env.cfg.Traces})
 }
 
 // simulateProspect is `simulate accept|reply --prospect P [--text T]`.

@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/delivery"
 	"outreachd/storage"
@@ -67,6 +70,13 @@ type Config struct {
 	// PprofAddr, when set, serves net/http/pprof on its own listener (never on HTTP_ADDR), for
 	// profiling a running instance.
 	PprofAddr string
+	// TracesEndpoint is where spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+	// else OTEL_EXPORTER_OTLP_ENDPOINT); "" turns tracing off (also OTEL_SDK_DISABLED=true). The
+	// OpenTelemetry SDK reads these and its other OTEL_* variables itself (traces.go).
+	TracesEndpoint string
+	// Traces is the tracer provider built from them (newTraces) before anything is opened, nil
+	// when tracing is off.
+	Traces trace.TracerProvider
 }
 
 // loadConfig reads the environment, then lets flags on fs override it. extra may register more
@@ -87,7 +97,7 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
-	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider} {
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider, readTraces} {
 		if err := read(&c); err != nil {
 			return c, err
 		}
@@ -204,6 +214,24 @@ func readLinkedInProvider(c *Config) error {
 	return nil
 }
 
+// readTraces reads whether, and where to, spans are exported: the OpenTelemetry SDK's own
+// variables, of which the endpoints decide whether tracing is on. The SDK reads them again, with
+// the rest (headers, timeout, sampler, service name), when newTraces builds the exporter.
+func readTraces(c *Config) error {
+	c.TracesEndpoint = envOr("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	if disabled, _ := strconv.ParseBool(os.Getenv("OTEL_SDK_DISABLED")); disabled {
+		c.TracesEndpoint = ""
+	}
+	if c.TracesEndpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(c.TracesEndpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) must be an http(s) URL like http://localhost:4318, got %q", c.TracesEndpoint)
+	}
+	return nil
+}
+
 // readFlags lets the command line override the database, the listen address and the public
 // origin (and extra register more flags), then settles the public origin and requires a database.
 func readFlags(c *Config, args []string, extra func(*flag.FlagSet)) error {
@@ -267,7 +295,7 @@ func parseSchedule(s string) ([]time.Duration, error) {
 // configured retry schedule.
 func openStore(ctx context.Context, c Config) (*storage.Store, *delivery.Store, error) {
 	ds := delivery.NewStore(delivery.FanoutPolicy{Attempts: len(c.DeliveryRetrySchedule)})
-	st, err := storage.Open(ctx, c.DatabaseURL, storage.Config{Deliveries: ds})
+	st, err := storage.Open(ctx, c.DatabaseURL, storage.Config{Deliveries: ds, Traces: c.Traces})
 	if err != nil {
 		return nil, nil, err
 	}

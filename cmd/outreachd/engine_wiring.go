@@ -91,6 +91,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		ProviderName:     sim.World(),
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
+		Traces:           a.cfg.Traces,
 	})
 	if err != nil {
 		return err

@@ -72,6 +72,11 @@ func runServe(ctx context.Context, args []string) error {
 	if applyGCDefaults(os.Getenv) {
 		log.Info("collector settings: serve's defaults (set GOGC or GOMEMLIMIT to choose your own)", "GOGC", serveGCPercent, "GOMEMLIMIT_bytes", serveMemoryLimit)
 	}
+	flushTraces, err := newTraces(ctx, &cfg, log)
+	if err != nil {
+		return err
+	}
+	defer flushTraces()
 	st, ds, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -92,6 +97,7 @@ func runServe(ctx context.Context, args []string) error {
 		Logger:   log,
 		Registry: a.registry,
 		Metrics:  promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{Registry: a.registry}),
+		Traces:   cfg.Traces,
 	}
 	if err := a.wire(ctx); err != nil {
 		return err

@@ -115,7 +115,7 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 		return err
 	}
 	eng, err := engine.New(a.store, prov, d, outreach.SystemClock{}, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName})
+		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, Traces: a.cfg.Traces})
 	if err != nil {
 		return err
 	}

@@ -164,17 +164,18 @@ func pushBurst(ctx context.Context, client *bench.Client, campaign, prefix strin
 	return first
 }
 
+// renderThrottle writes the phase's figures as one paragraph (the section sits in a reference
+// kept short).
 func renderThrottle(rows []throttleRow, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %s (%s): %d events from %d pushers in 100-lead calls, to two destinations; the second limited to %d/s in the second burst.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), bench.Machine(), strings.Join(os.Args[1:], " "), o.throttleBurst, o.clients, o.throttle)
-	b.WriteString("| burst | destination | received / expected | last arrival after the first push | sustained deliveries/s | latency p50 | p99 | max | busiest second: starts (attempt log) / arrivals (receiver) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "Measured %s on %s (%s): %d events from %d pushers in 100-lead calls, to two destinations.",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), bench.Machine(), strings.Join(os.Args[1:], " "), o.throttleBurst, o.clients)
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d / %d | %.2f s | %.0f | %s ms | %s ms | %s ms | %d / %d |\n",
-			r.phase, r.dest, r.fig.received, r.expected, r.drained.Seconds(), r.fig.sustained,
-			bench.Ms(r.fig.latency.P50), bench.Ms(r.fig.latency.P99), bench.Ms(r.fig.latency.Max), r.starts, r.busiest)
+		fmt.Fprintf(&b, " %s, %s: %d / %d received, the last %.2f s after the first push, %.0f/s sustained, latency p50 %s ms, p99 %s ms, busiest second %d starts (attempt log) and %d arrivals.",
+			strings.ToUpper(r.phase[:1])+r.phase[1:], r.dest, r.fig.received, r.expected, r.drained.Seconds(), r.fig.sustained,
+			bench.Ms(r.fig.latency.P50), bench.Ms(r.fig.latency.P99), r.starts, r.busiest)
 	}
+	b.WriteString("\n")
 	return b.String()
 }
 

@@ -1,0 +1,12 @@
+-- Traces: the W3C traceparent of the span that committed an event (the business transaction's,
+-- as its text "00-<trace id>-<span id>-<flags>"), kept with the event's payload. The fan-out
+-- writes it in that transaction; the hub reads it when it claims a delivery of the event and
+-- links each attempt's span to it. NULL when tracing was off in the committing process.
+--
+-- On the payload row, not elsewhere: it is one row per event, written in the committing
+-- transaction, and only for events that got deliveries (the only ones with attempts to link); the
+-- claim already reads that row once per event, so the column costs the claim nothing more; and
+-- retention removes it with the payload. The outbox is pruned on its own schedule and no claim
+-- reads it; a column on deliveries would repeat the same text once per destination in the hub's
+-- most-updated table.
+ALTER TABLE delivery_payloads ADD COLUMN traceparent text;
