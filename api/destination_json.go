@@ -19,6 +19,8 @@ type destinationRequest struct {
 	Kind          *string         `json:"kind"`
 	URL           *string         `json:"url"`
 	Events        json.RawMessage `json:"events"`
+	Filter        json.RawMessage `json:"filter"`
+	RateLimit     json.RawMessage `json:"rate_limit_per_second"`
 	Secret        json.RawMessage `json:"secret"`
 	SlackBotToken json.RawMessage `json:"slack_bot_token"`
 	SlackChannel  json.RawMessage `json:"slack_channel"`
@@ -65,12 +67,28 @@ func parseNullable(field string, raw json.RawMessage) (*string, error) {
 	return s, nil
 }
 
+// parseRateLimit reads `rate_limit_per_second`: set is false when absent; null (set, nil)
+// removes the limit. Its range is delivery's rule.
+func parseRateLimit(raw json.RawMessage) (n *int, set bool, err error) {
+	if raw == nil {
+		return nil, false, nil
+	}
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, false, invalidField("rate_limit_per_second", "must be an integer from %d to %d (attempts per second), or null for no limit",
+			delivery.MinRateLimitPerSecond, delivery.MaxRateLimitPerSecond)
+	}
+	return n, true, nil
+}
+
 // destinationInput is a decoded create or update body with its loose fields resolved: the event
-// selection parsed, and the three fields where null (clear) differs from absent (keep).
+// selection parsed, and the fields where null (clear) differs from absent (keep). The filter
+// stays raw: delivery checks it against the selection.
 type destinationInput struct {
 	destinationRequest
 	events                 []string
 	secret, token, channel *string
+	rateLimit              *int
+	rateLimitSet           bool
 }
 
 // decodeDestination reads a create or update body; both endpoints refuse the same input alike.
@@ -87,6 +105,9 @@ func decodeDestination(r *http.Request) (in destinationInput, err error) {
 	if in.token, err = parseNullable("slack_bot_token", in.SlackBotToken); err != nil {
 		return in, err
 	}
+	if in.rateLimit, in.rateLimitSet, err = parseRateLimit(in.RateLimit); err != nil {
+		return in, err
+	}
 	in.channel, err = parseNullable("slack_channel", in.SlackChannel)
 	return in, err
 }
@@ -99,12 +120,16 @@ func deref(s *string) string {
 }
 
 type destinationView struct {
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Kind      string   `json:"kind"`
-	URL       string   `json:"url"`
-	Events    []string `json:"events"`
-	HasSecret bool     `json:"has_secret"`
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Kind   string   `json:"kind"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	// Filter is the destination's filter as given (compacted), null for none.
+	Filter json.RawMessage `json:"filter"`
+	// RateLimitPerSecond is the throttle, null for none.
+	RateLimitPerSecond *int `json:"rate_limit_per_second"`
+	HasSecret          bool `json:"has_secret"`
 	// SecretRotationEndsAt is when the replaced secret stops signing beside the new one; null
 	// when no rotation is running.
 	SecretRotationEndsAt *string                   `json:"secret_rotation_ends_at"`
@@ -120,7 +145,7 @@ type destinationView struct {
 
 func viewDestination(d delivery.Destination, last *delivery.LastAttemptView) destinationView {
 	v := destinationView{ID: d.ID, Name: d.Name, Kind: d.Kind, URL: delivery.DisplayURL(d), Events: d.Events,
-		HasSecret: d.SecretSealed != nil, Enabled: d.Enabled, ConsecutiveFailures: d.ConsecutiveFailures,
+		Filter: d.Filter, RateLimitPerSecond: d.RateLimitPerSecond, HasSecret: d.SecretSealed != nil, Enabled: d.Enabled, ConsecutiveFailures: d.ConsecutiveFailures,
 		LastAttempt: last, CreatedAt: outreach.FormatTime(d.CreatedAt), UpdatedAt: outreach.FormatTime(d.UpdatedAt),
 		SecretRotationEndsAt: outreach.FormatTimePtr(d.RotationEndsAt)}
 	if d.SlackChannel != "" {
@@ -143,4 +168,7 @@ type attemptView struct {
 	DurationMS      int     `json:"duration_ms"`
 	ResponseExcerpt *string `json:"response_excerpt"`
 	NextAttemptAt   *string `json:"next_attempt_at"`
+	// ThrottledMS is set when the destination's rate limit held the attempt back: from when it
+	// came due to its start, in milliseconds (a wait, not a failure); null otherwise.
+	ThrottledMS *int `json:"throttled_ms"`
 }

@@ -131,7 +131,8 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, delivery.DestinationSpec{
-		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Secret: deref(in.secret),
+		Name: deref(in.Name), Kind: deref(in.Kind), URL: deref(in.URL), Events: in.events, Filter: in.Filter,
+		RateLimitPerSecond: in.rateLimit, Secret: deref(in.secret),
 		SlackBotToken: deref(in.token), SlackChannel: deref(in.channel), Enabled: in.Enabled,
 	})
 	if err != nil {
@@ -176,7 +177,7 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, delivery.DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
-		Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
+		Filter: in.Filter, SetRateLimit: in.rateLimitSet, RateLimitPerSecond: in.rateLimit, Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -225,6 +226,7 @@ func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
 
 // destinationAttempts is the attempt log of a destination, a deleted one's too until the
 // delivery history's retention removes it: what was sent before a deletion stays readable.
+// ?throttled=true keeps the attempts the destination's rate limit held back.
 func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 	m, d, ok := s.destinationOf(w, r, readDestinationLog)
 	if !ok {
@@ -235,7 +237,16 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	list, total, err := m.Attempts(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset)
+	var throttled bool
+	switch v := r.URL.Query().Get("throttled"); v {
+	case "", "false":
+	case "true":
+		throttled = true
+	default:
+		s.fail(w, r, invalidField("throttled", "must be true or false, got %q", v))
+		return
+	}
+	list, total, err := m.Attempts(r.Context(), d.OrgID, d.ID, page.Limit, page.Offset, throttled)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -248,7 +259,8 @@ func (s *Server) destinationAttempts(w http.ResponseWriter, r *http.Request) {
 		}
 		out[i] = attemptView{ID: a.ID, DeliveryID: a.DeliveryID, EventID: a.EventID, Event: a.EventKind, Attempt: a.Attempt,
 			Trigger: a.Trigger, At: outreach.FormatTime(a.At), URL: shown, StatusCode: a.StatusCode, Error: a.Error,
-			DurationMS: a.DurationMS, ResponseExcerpt: a.ResponseExcerpt, NextAttemptAt: outreach.FormatTimePtr(a.NextAttemptAt)}
+			DurationMS: a.DurationMS, ResponseExcerpt: a.ResponseExcerpt, NextAttemptAt: outreach.FormatTimePtr(a.NextAttemptAt),
+			ThrottledMS: a.ThrottledMS}
 	}
 	page.Total = total
 	writeJSON(w, http.StatusOK, map[string]any{"data": out, "pagination": page})

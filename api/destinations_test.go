@@ -156,11 +156,7 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 		kinds = append(kinds, string(k))
 	}
 
-	cases := []struct {
-		name, method, path string
-		body               any
-		wantInMessage      string
-	}{
+	cases := []refusal{
 		{"unknown event kind", "POST", "", map[string]any{"url": "https://example.com", "events": []string{"reply_received", "replied"}}, `unknown event kind "replied"`},
 		{"unknown kind lists the kinds", "POST", "", map[string]any{"url": "https://example.com", "events": []string{"reply"}},
 			`events: unknown event kind "reply"; the kinds are ` + strings.Join(kinds, ", ") + `, or "all" for every one`},
@@ -188,21 +184,36 @@ func TestDestinationsRefuseBadInput(t *testing.T) {
 		{"test unknown event", "POST", "/" + id + "/test", map[string]any{"event": "nope"}, `unknown event kind "nope"`},
 		{"test unselected event", "POST", "/" + id + "/test", map[string]any{"event": "call_booked"}, "call_booked is not among the events"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r := org.Write.Do(t, tc.method, "/api/v1/destinations"+tc.path, tc.body)
-			code, msg := errorOf(t, r)
-			if r.Status != 400 || code != "invalid_request" || !strings.Contains(msg, tc.wantInMessage) {
-				t.Fatalf("status %d body %s; want 400 naming %q", r.Status, r.Body, tc.wantInMessage)
-			}
-		})
-	}
+	checkRefusals(t, org.Write, cases, strings.Contains)
 	// Nothing was written by any refused request.
 	list := org.Read.Do(t, "GET", "/api/v1/destinations", nil)
 	items := list.JSON["data"].([]any)
 	got := items[0].(map[string]any)
 	if len(items) != 1 || got["url"] != "https://example.com/keep" || fmt.Sprint(got["events"]) != "[invite_sent]" || got["kind"] != "https" {
 		t.Fatalf("a refused request wrote something: %s", list.Body)
+	}
+}
+
+// refusal is a request to /api/v1/destinations{path} that must answer 400 invalid_request with
+// want in its message.
+type refusal struct {
+	name, method, path string
+	body               any
+	want               string
+}
+
+// checkRefusals sends each case's request with c; match(message, want) decides whether the
+// message says what it must.
+func checkRefusals(t *testing.T, c testenv.Client, cases []refusal, match func(msg, want string) bool) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.Do(t, tc.method, "/api/v1/destinations"+tc.path, tc.body)
+			code, msg := errorOf(t, r)
+			if r.Status != 400 || code != "invalid_request" || !match(msg, tc.want) {
+				t.Fatalf("status %d body %s; want 400 invalid_request with %q", r.Status, r.Body, tc.want)
+			}
+		})
 	}
 }
 

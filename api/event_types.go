@@ -23,6 +23,8 @@ type eventTypeJSON struct {
 	OptionalBlocks []string       `json:"optional_blocks"`
 	Sample         outreach.Event `json:"sample"`
 	DataSchema     map[string]any `json:"data_schema"`
+	// EnvelopeSchema is the schema of the whole body: the paths a destination's filter may name.
+	EnvelopeSchema map[string]any `json:"envelope_schema"`
 }
 
 func (s *Server) listEventTypes(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +35,7 @@ func (s *Server) listEventTypes(w http.ResponseWriter, r *http.Request) {
 		et.Sample.OrgID = orgID
 		out[i] = eventTypeJSON{Kind: string(et.Kind), Group: string(et.Group), Description: et.Description,
 			RequiredBlocks: nonNil(et.RequiredBlocks), OptionalBlocks: nonNil(et.OptionalBlocks),
-			Sample: s.sampleLinks(et.Sample), DataSchema: et.DataSchema}
+			Sample: s.sampleLinks(et.Sample), DataSchema: et.DataSchema, EnvelopeSchema: et.EnvelopeSchema}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }

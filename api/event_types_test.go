@@ -31,21 +31,14 @@ func TestEventTypesEndpoint(t *testing.T) {
 		if et["kind"] != string(kinds[i]) || et["description"] == "" || et["group"] == "" {
 			t.Fatalf("type %d = %v", i, et)
 		}
-		raw, _ := json.Marshal(et["data_schema"])
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := jsonschema.NewCompiler()
 		name := et["kind"].(string) + ".json"
-		if err := c.AddResource(name, doc); err != nil {
-			t.Fatal(err)
-		}
-		s, err := c.Compile(name)
-		if err != nil {
-			t.Fatalf("%s: schema does not compile: %v", name, err)
-		}
+		s := compileSchema(t, name, et["data_schema"])
 		sample, _ := json.Marshal(et["sample"])
+		// The envelope's schema names every field a filter may: the sample validates against it.
+		whole, _ := jsonschema.UnmarshalJSON(bytes.NewReader(sample))
+		if err := compileSchema(t, "envelope-"+name, et["envelope_schema"]).Validate(whole); err != nil {
+			t.Errorf("%s: sample does not match its envelope schema: %v", name, err)
+		}
 		var env struct {
 			Event string          `json:"event"`
 			OrgID string          `json:"org_id"`
@@ -63,4 +56,23 @@ func TestEventTypesEndpoint(t *testing.T) {
 			t.Errorf("%s: sample does not match the webhook schema: %v", name, err)
 		}
 	}
+}
+
+// compileSchema compiles a JSON Schema document an answer carried, under name.
+func compileSchema(t *testing.T, name string, schema any) *jsonschema.Schema {
+	t.Helper()
+	raw, _ := json.Marshal(schema)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(name, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(name)
+	if err != nil {
+		t.Fatalf("%s: schema does not compile: %v", name, err)
+	}
+	return s
 }

@@ -22,6 +22,20 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// BusiestSecond is the most of at that fall within one second (windows [t, t+1s) starting at
+// each time: the busiest window always starts at one): what a receiver limiting requests per
+// second would count at worst.
+func BusiestSecond(at []time.Time) int {
+	at = slices.Clone(at)
+	slices.SortFunc(at, time.Time.Compare)
+	most := 0
+	for i := range at {
+		j, _ := slices.BinarySearchFunc(at, at[i].Add(time.Second), time.Time.Compare)
+		most = max(most, j-i)
+	}
+	return most
+}
+
 // Percentile returns the p-th percentile (0 < p ≤ 100) of ds by the nearest-rank method; it
 // sorts ds in place. An empty slice gives 0.
 func Percentile(ds []time.Duration, p float64) time.Duration {

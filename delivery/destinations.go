@@ -79,6 +79,15 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 			return d, "", err
 		}
 	}
+	f, err := checkFilter(spec.Filter, d.Events)
+	if err != nil {
+		return d, "", err
+	}
+	d.Filter = f.Raw()
+	if err := checkRateLimit(spec.RateLimitPerSecond); err != nil {
+		return d, "", err
+	}
+	d.RateLimitPerSecond = spec.RateLimitPerSecond
 	if d.SlackTokenSealed, err = m.sealField("slack_bot_token", spec.SlackBotToken, maxSlackField); err != nil {
 		return d, "", err
 	}
@@ -104,11 +113,18 @@ func (m *Destinations) Create(ctx context.Context, orgID string, spec Destinatio
 	return d, generated, err
 }
 
-// Update applies patch. A changed URL is checked against the guard before the row is locked.
+// Update applies patch. A changed URL is checked against the guard before the row is locked. A
+// filter is checked against the selection the destination ends up with, and a change of events
+// alone checks the stored filter against the new selection.
 func (m *Destinations) Update(ctx context.Context, orgID, id string, p DestinationPatch) (d Destination, generated string, err error) {
 	var events []string
 	if p.Events != nil {
 		if events, err = ParseEventSelection(p.Events); err != nil {
+			return d, "", err
+		}
+	}
+	if p.SetRateLimit {
+		if err := checkRateLimit(p.RateLimitPerSecond); err != nil {
 			return d, "", err
 		}
 	}
@@ -148,6 +164,9 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 		if events != nil {
 			d.Events = events
 		}
+		if err := applyLimits(d, p, events != nil); err != nil {
+			return err
+		}
 		if p.SlackBotToken != nil {
 			d.SlackTokenSealed = token
 		}
@@ -163,6 +182,27 @@ func (m *Destinations) Update(ctx context.Context, orgID, id string, p Destinati
 		return checkShape(*d)
 	})
 	return d, generated, err
+}
+
+// applyLimits sets the filter and the rate limit a patch gives, on d as it is after the patch's
+// events (eventsChanged: the patch changed them). It does no I/O: it runs under the row lock.
+func applyLimits(d *Destination, p DestinationPatch, eventsChanged bool) error {
+	switch {
+	case p.Filter != nil:
+		f, err := checkFilter(p.Filter, d.Events)
+		if err != nil {
+			return err
+		}
+		d.Filter = f.Raw()
+	case eventsChanged:
+		if err := recheckFilter(d.Filter, d.Events); err != nil {
+			return err
+		}
+	}
+	if p.SetRateLimit {
+		d.RateLimitPerSecond = p.RateLimitPerSecond
+	}
+	return nil
 }
 
 // Test sends a sample of event (a kind d selected; "" = the first it selects) to d now.

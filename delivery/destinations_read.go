@@ -56,10 +56,11 @@ func (m *Destinations) Delete(ctx context.Context, orgID, id string) error {
 	return m.store.DeleteDestination(ctx, orgID, id)
 }
 
-// Attempts pages through a destination's attempts, newest first, and counts them all. The caller
-// has read the destination of orgID first (ForLog).
-func (m *Destinations) Attempts(ctx context.Context, orgID, destID string, limit, offset int) ([]AttemptLogEntry, int, error) {
-	return m.store.AttemptLog(ctx, orgID, destID, limit, offset)
+// Attempts pages through a destination's attempts, newest first, and counts them all (with
+// throttled, those its rate limit held back). The caller has read the destination of orgID first
+// (ForLog).
+func (m *Destinations) Attempts(ctx context.Context, orgID, destID string, limit, offset int, throttled bool) ([]AttemptLogEntry, int, error) {
+	return m.store.AttemptLog(ctx, orgID, destID, limit, offset, throttled)
 }
 
 // FilteredAttempts pages through a destination's attempts with f applied; more reports a further

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,20 +24,27 @@ const (
 // GenerateSecretValue is the secret value that asks the service to make one (returned once).
 const GenerateSecretValue = "generate"
 
-// DestinationSpec is a new destination as given. Events nil means all; Secret "" means none.
+// DestinationSpec is a new destination as given. Events nil means all; Secret "" means none;
+// Filter nil or JSON null means none (destinations_limits.go has its rules and the rate limit's).
 type DestinationSpec struct {
 	Name, Kind, URL             string
 	Events                      []string
+	Filter                      json.RawMessage
+	RateLimitPerSecond          *int
 	Secret                      string
 	SlackBotToken, SlackChannel string
 	Enabled                     *bool
 }
 
 // DestinationPatch changes some fields; nil leaves a field alone. For Secret, SlackBotToken and
-// SlackChannel a pointer to "" removes the value.
+// SlackChannel a pointer to "" removes the value; Filter JSON null removes the filter; with
+// SetRateLimit, RateLimitPerSecond replaces the rate limit (nil removes it).
 type DestinationPatch struct {
 	Name, URL                   *string
 	Events                      []string
+	Filter                      json.RawMessage
+	SetRateLimit                bool
+	RateLimitPerSecond          *int
 	Secret                      *string
 	SlackBotToken, SlackChannel *string
 	Enabled                     *bool

@@ -302,10 +302,13 @@ func (h *Hub) deliver(ctx context.Context, it claimed) {
 	}
 }
 
-// deliverOne makes one attempt of a claimed delivery and hands the outcome to the recorder. The
-// attempt is not cancelled by shutdown: it is bounded by the timeout, and recording it avoids a
-// needless resend after restart.
+// deliverOne makes one attempt of a claimed delivery, at its slot when its destination is
+// throttled, and hands the outcome to the recorder. The attempt is not cancelled by shutdown: it
+// is bounded by the timeout, and recording it avoids a needless resend after restart.
 func (h *Hub) deliverOne(ctx context.Context, c ClaimedDelivery) {
+	if !h.awaitSlot(ctx, &c) {
+		return
+	}
 	at := time.Now()
 	actx, span := h.startAttempt(context.WithoutCancel(ctx), c)
 	res := h.attempt(actx, c.Target, c.ID, c.EventKind, c.Payload, at)
@@ -316,7 +319,7 @@ func (h *Hub) deliverOne(ctx context.Context, c ClaimedDelivery) {
 		DeliveryID: c.ID, DestinationID: c.Target.ID, OrgID: c.OrgID, EventID: c.EventID, EventKind: c.EventKind,
 		Attempt: attempt, Trigger: c.Trigger, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
 		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Status: v.Status, Succeeded: res.OK,
-		LastOfChunk: h.chunks.finished(c),
+		LastOfChunk: h.chunks.finished(c), ThrottledMS: c.throttledMS(at),
 	}
 	if v.Status == DeliveryPending {
 		rec.NextAttemptAt = &v.Next

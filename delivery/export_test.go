@@ -1,6 +1,10 @@
 package delivery
 
-import "github.com/jackc/pgx/v5/pgxpool"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
 
 // What the tests of package delivery_test read of the hub's insides.
 
@@ -22,3 +26,6 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // LegacyDedupe reports whether the fan-out still consults the duplicate rule's keys of the form
 // before migration 085.
 func (s *Store) LegacyDedupe() bool { return s.legacyDedupe.Load() }
+
+// AwaitSlot holds c until its slot, taking a new one when it is late (awaitSlot).
+func (h *Hub) AwaitSlot(ctx context.Context, c *ClaimedDelivery) bool { return h.awaitSlot(ctx, c) }

@@ -26,8 +26,9 @@ type AttemptView struct {
 	OK              bool
 }
 
-// SendTest sends one sample event of kind (marked data.test = true) to d at once, records
-// it as a 'test' attempt and returns its result. kind "" picks the first kind d selected (the
+// SendTest sends one sample event of kind (marked data.test = true) to d at once (at the next
+// slot of its rate limit, when it has one), records it as a 'test' attempt and returns its
+// result. It ignores d's filter. kind "" picks the first kind d selected (the
 // first of the catalog when d selected all); a kind d did not select is refused. A test send does
 // not count toward the destination's consecutive failures. It works without Run.
 func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKind) (AttemptView, error) {
@@ -53,6 +54,12 @@ func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKi
 	if err != nil {
 		return AttemptView{}, fmt.Errorf("encode sample: %w", err)
 	}
+	var waited *int
+	if d.RateLimitPerSecond != nil {
+		if waited, err = h.awaitTestSlot(ctx, d.ID); err != nil {
+			return AttemptView{}, err
+		}
+	}
 	t := targetOf(d)
 	id := outreach.NewID("dlv")
 	at := time.Now()
@@ -64,7 +71,7 @@ func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKi
 	rec := AttemptRecord{
 		DestinationID: d.ID, OrgID: d.OrgID, EventID: ev.ID, EventKind: string(kind), Attempt: 1, WebhookID: id,
 		Trigger: TriggerTest, At: at, URL: res.URL, StatusCode: res.StatusCode, Error: res.Error,
-		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Succeeded: res.OK,
+		DurationMS: int(res.Duration.Milliseconds()), ResponseExcerpt: res.Body, Succeeded: res.OK, ThrottledMS: waited,
 	}
 	if err := h.store.RecordAttempts(context.WithoutCancel(ctx), []AttemptRecord{rec}); err != nil {
 		return AttemptView{}, err

@@ -75,6 +75,8 @@ func newMetrics(reg prometheus.Registerer, fanout func() FanoutCounts) (*metrics
 			func(c FanoutCounts) int64 { return c.Created }),
 		counter("outreachd_delivery_fanout_collapsed_total", "Deliveries not created because an identical payload went to the same destination within 24 h.",
 			func(c FanoutCounts) int64 { return c.Collapsed }),
+		counter("outreachd_delivery_fanout_filtered_total", "Deliveries not created because the destination's filter did not match the event (of a kind it selected).",
+			func(c FanoutCounts) int64 { return c.Filtered }),
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err

@@ -33,6 +33,8 @@ type Store struct {
 	// policy is what the fan-out writes into each delivery (SetFanoutPolicy); counts its totals.
 	policy atomic.Pointer[FanoutPolicy]
 	counts fanoutCounters
+	// filters keeps the destinations' compiled filters (fanout_filters.go).
+	filters filterCache
 	// legacyDedupe is set while delivery_dedupe_legacy may hold keys of the duplicate rule's
 	// form before migration 085 (per destination): the fan-out consults them too. It starts set
 	// and is cleared by PruneDeliveryDedupe once the table is empty (nothing writes to it now).
@@ -95,6 +97,7 @@ func (s *Store) FanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 // when it wrote any.
 func (s *Store) committed(events int, res InsertResult) {
 	s.counts.events.Add(int64(events))
+	s.counts.filtered.Add(int64(res.Filtered))
 	if res.Created+res.Collapsed == 0 {
 		return
 	}

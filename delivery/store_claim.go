@@ -29,6 +29,14 @@ type ClaimedDelivery struct {
 	EmittedAt   time.Time
 	Trigger     string
 	Target      DeliveryTarget
+	// Due is when the delivery's attempt came due (for a first attempt, when its event was
+	// committed): throttled_ms counts from it.
+	Due time.Time
+	// NotBefore is the start the destination's rate limit gave the attempt (throttle.go); zero
+	// when the destination has none. Throttled reports that it was later than the claim: the
+	// limit held the attempt back.
+	NotBefore time.Time
+	Throttled bool
 	// TraceParent is the W3C traceparent of the span that committed the event, "" when none was
 	// recorded (trace.go).
 	TraceParent string
@@ -59,11 +67,12 @@ type ClaimDueParams struct {
 
 // claimFirstSQL and claimRetrySQL are ClaimDue's statement for each budget (claimSQL with the
 // budget's condition on the queue row), built once.
-var claimFirstSQL, claimRetrySQL = fmt.Sprintf(claimSQL, `d.attempts = 0`, targetColumns),
-	fmt.Sprintf(claimSQL, `d.attempts > 0`, targetColumns)
+var claimFirstSQL, claimRetrySQL = fmt.Sprintf(claimSQL, `d.attempts = 0`, throttleGrantSQL, targetColumns),
+	fmt.Sprintf(claimSQL, `d.attempts > 0`, throttleGrantSQL, targetColumns)
 
 // claimSQL is ClaimDue's statement: %s is the budget's condition on the queue row, then
-// targetColumns.
+// throttleGrantSQL, then targetColumns. $8 is the throttle's horizon and $9 its spacing
+// (throttle.go).
 const claimSQL = `
 WITH c AS (
     SELECT d.id, d.destination_id, d.next_attempt_at AS due, cardinality(d.delivery_ids) AS n FROM delivery_queue d
@@ -73,22 +82,36 @@ WITH c AS (
     ORDER BY d.next_attempt_at
     LIMIT $7
     FOR UPDATE OF d SKIP LOCKED
-), r AS (
-    -- Running totals of deliveries, in due order: per destination against its room, and over
-    -- the claim against the limit.
-    SELECT c.id, c.due FROM (
-        SELECT c.*, sum(c.n) OVER (PARTITION BY c.destination_id ORDER BY c.due, c.id) AS dn,
-               sum(c.n) OVER (ORDER BY c.due, c.id) AS tn FROM c) c
-    LEFT JOIN unnest($4::text[], $5::int[]) AS q(dest, n) ON q.dest = c.destination_id
-    WHERE (c.dn <= $6 - coalesce(q.n, 0) OR (c.dn = c.n AND q.n IS NULL))
-      AND (c.tn <= $2 OR c.tn = c.n)
+), t AS (
+    -- Running totals of deliveries, in due order: per destination (dn) and over the claim (tn).
+    SELECT c.*, sum(c.n) OVER (PARTITION BY c.destination_id ORDER BY c.due, c.id) AS dn,
+           sum(c.n) OVER (ORDER BY c.due, c.id) AS tn FROM c
+), r0 AS (
+    -- What fits: per destination its room, over the claim the limit.
+    SELECT t.id, t.due, t.destination_id, t.n, t.dn FROM t
+    LEFT JOIN unnest($4::text[], $5::int[]) AS q(dest, n) ON q.dest = t.destination_id
+    WHERE (t.dn <= $6 - coalesce(q.n, 0) OR (t.dn = t.n AND q.n IS NULL))
+      AND (t.tn <= $2 OR t.tn = t.n)
+), %s, r AS (
+    -- What is taken: of a throttled destination, what its budget granted.
+    SELECT r0.id, r0.due, g.next_start AS slots_end FROM r0 LEFT JOIN g ON g.destination_id = r0.destination_id
+    WHERE g.destination_id IS NULL OR r0.dn <= g.granted
+), p AS (
+    -- The rows of throttled destinations their budget had no room for: due again when it may
+    -- have (when the slot the row's last delivery would get comes within the horizon), so that
+    -- claims do not read them again and again while they wait.
+    UPDATE delivery_queue q SET next_attempt_at = greatest(now(), g.next_start - $8::interval + (t.dn - g.granted) * g.slot)
+    FROM t JOIN g ON g.destination_id = t.destination_id
+    WHERE q.id = t.id AND t.dn > g.granted
+    RETURNING 1
 ), u AS (
-    UPDATE delivery_queue q SET next_attempt_at = now() + $3::interval
+    -- The lease; a throttled row's covers the wait for its last slot too.
+    UPDATE delivery_queue q SET next_attempt_at = greatest(now(), coalesce(r.slots_end, now())) + $3::interval
     FROM r WHERE q.id = r.id
     RETURNING q.id, q.attempts, q.delivery_ids, r.due
 ), d AS (
     SELECT u.due, u.id AS queue_id, d.id, d.org_id, d.event_id, d.event_kind, d.attempts, d.max_attempts, d.emitted_at,
-           d.next_trigger, d.destination_id,
+           d.next_trigger, d.destination_id, d.next_attempt_at AS own_due,
            row_number() OVER (PARTITION BY d.event_id) AS en,
            row_number() OVER (PARTITION BY d.destination_id) AS dn
     FROM u CROSS JOIN LATERAL unnest(u.delivery_ids) WITH ORDINALITY AS m(id, n)
@@ -99,10 +122,16 @@ WITH c AS (
 -- needs them (en, dn = 1): the condition on the outer row is a one-time filter of each lateral
 -- read (OFFSET 0 keeps it one), so the other rows read nothing. With 10 destinations a claim
 -- held each payload ten times. Every queue row claimed comes back at least once: one whose first
--- delivery is no longer pending also once without a delivery (id NULL).
-SELECT d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, pl.traceparent,
-       d.attempts, d.max_attempts, d.emitted_at, d.next_trigger, d.destination_id, t.*
-FROM d
+-- delivery is no longer pending also once without a delivery (id NULL). A throttled
+-- destination's rows carry its grant: the first slot, the spacing and the time of the grant.
+-- Every row, and the one row there is when nothing was taken, says how many rows waiting for
+-- their budget were put back (deferred).
+SELECT pc.deferred, d.due, d.queue_id, d.id, d.org_id, d.event_id, d.event_kind, pl.payload, pl.traceparent,
+       d.attempts, d.max_attempts, d.emitted_at, d.next_trigger, d.destination_id, d.own_due,
+       g.next_start - g.granted * g.slot, g.slot, g.at, t.*
+FROM (SELECT count(*)::int AS deferred FROM p) pc
+LEFT JOIN d ON true
+LEFT JOIN g ON g.destination_id = d.destination_id
 LEFT JOIN LATERAL (SELECT p.payload, p.traceparent FROM delivery_payloads p WHERE d.en = 1 AND p.event_id = d.event_id OFFSET 0) pl ON true
 LEFT JOIN LATERAL (SELECT %s FROM destinations dst WHERE d.dn = 1 AND dst.id = d.destination_id OFFSET 0) t ON true`
 
@@ -134,37 +163,69 @@ func (s *Store) ClaimDue(ctx context.Context, p ClaimDueParams) ([]ClaimedDelive
 	if perDest <= 0 {
 		perDest = p.Limit
 	}
-	rows, err := s.async.Query(ctx, query,
-		skip, p.Limit, p.Lease, queuedIDs, queuedN, perDest, claimRows(p, s.policy.Load().QueueChunk))
-	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", err)
-	}
-	got, finished, err := scanClaims(rows)
-	if err != nil {
-		return nil, err
+	var got []claimRow
+	var finished map[string]bool
+	// A claim that read only rows of throttled destinations without room put them back (due when
+	// their budget may have room) and took nothing; the rows behind them may be due for others,
+	// so it reads on, a few times at most, rather than report that nothing is due.
+	for range claimPasses {
+		rows, err := s.async.Query(ctx, query,
+			skip, p.Limit, p.Lease, queuedIDs, queuedN, perDest, claimRows(p, s.policy.Load().QueueChunk),
+			throttleHorizon, throttleSpacing)
+		if err != nil {
+			return nil, fmt.Errorf("claim deliveries: %w", err)
+		}
+		var deferred int
+		got, finished, deferred, err = scanClaims(rows)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) > 0 || len(finished) > 0 || deferred == 0 {
+			break
+		}
 	}
 	// Best effort: the deliveries are claimed already, and a chunk this fails to drop is found and
 	// dropped by a claim after its lease.
 	_ = s.dropFinishedChunks(ctx, finished)
 	slices.SortStableFunc(got, func(a, b claimRow) int { return a.at.Compare(b.at) })
 	out := make([]ClaimedDelivery, len(got))
+	slot := map[string]int{} // the next slot of each throttled destination's grant
 	for i, g := range got {
 		out[i] = g.c
+		if g.grant.spacing > 0 {
+			k := slot[g.c.Target.ID]
+			slot[g.c.Target.ID] = k + 1
+			out[i].NotBefore = g.grant.first.Add(time.Duration(k) * g.grant.spacing)
+			out[i].Throttled = out[i].NotBefore.After(g.grant.at)
+		}
 	}
 	return out, nil
 }
 
-// claimRow is one delivery a claim returned, with the due time of its queue row.
+// claimPasses bounds how many times ClaimDue runs its statement when a run only put back rows
+// of throttled destinations.
+const claimPasses = 4
+
+// claimRow is one delivery a claim returned, with the due time of its queue row and, for a
+// throttled destination, the slots its budget granted.
 type claimRow struct {
-	at time.Time
-	c  ClaimedDelivery
+	at    time.Time
+	c     ClaimedDelivery
+	grant grant
+}
+
+// grant is the slots a claim took of a throttled destination's budget: granted of them, spacing
+// apart from first, taken at at (the database's clock).
+type grant struct {
+	first, at time.Time
+	spacing   time.Duration
 }
 
 // scanClaims reads claimSQL's rows: the deliveries (each with its payload and destination, read
 // once per claim and shared between the rows that need them; one whose destination or payload
 // was removed meanwhile is left out, having nothing to send) and, per queue row claimed, whether
 // none of its deliveries is pending (true).
-func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err error) {
+func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, deferred int, err error) {
 	defer rows.Close()
 	type scanned struct {
 		claimRow
@@ -176,14 +237,19 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 	for rows.Next() {
 		var g scanned
 		var t targetRow
-		var id, org, evID, evKind, trigger, destID, traceParent *string
+		var queueID, id, org, evID, evKind, trigger, destID, traceParent *string
 		var attempts, maxAttempts *int
-		var emitted *time.Time
-		dest := []any{&g.at, &g.c.QueueID, &id, &org, &evID, &evKind, &g.c.Payload, &traceParent, &attempts,
-			&maxAttempts, &emitted, &trigger, &destID}
+		var at, emitted, due, first, grantAt *time.Time
+		var spacing *time.Duration
+		dest := []any{&deferred, &at, &queueID, &id, &org, &evID, &evKind, &g.c.Payload, &traceParent, &attempts,
+			&maxAttempts, &emitted, &trigger, &destID, &due, &first, &spacing, &grantAt}
 		if err := rows.Scan(t.scan(dest)...); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
+		if queueID == nil { // nothing was taken
+			continue
+		}
+		g.at, g.c.QueueID = *at, *queueID
 		if id == nil { // a queue row whose first delivery is no longer pending
 			if _, seen := finished[g.c.QueueID]; !seen {
 				finished[g.c.QueueID] = true
@@ -193,6 +259,12 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 		finished[g.c.QueueID] = false
 		g.c.ID, g.c.OrgID, g.c.EventID, g.c.EventKind, g.c.Trigger, g.destID = *id, *org, *evID, *evKind, *trigger, *destID
 		g.c.Attempts, g.c.MaxAttempts, g.c.EmittedAt = *attempts, *maxAttempts, *emitted
+		if due != nil {
+			g.c.Due = *due
+		}
+		if spacing != nil && first != nil && grantAt != nil {
+			g.grant = grant{first: *first, at: *grantAt, spacing: *spacing}
+		}
 		if g.c.Payload != nil {
 			payloads[g.c.EventID] = g.c.Payload
 		}
@@ -205,7 +277,7 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 		all = append(all, g)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	for _, g := range all {
 		pl, okP := payloads[g.c.EventID]
@@ -215,7 +287,7 @@ func scanClaims(rows pgx.Rows) (got []claimRow, finished map[string]bool, err er
 			got = append(got, g.claimRow)
 		}
 	}
-	return got, finished, nil
+	return got, finished, deferred, nil
 }
 
 // claimRows is how many queue rows a claim reads, and locks, for up to p.Limit deliveries. Every

@@ -132,7 +132,11 @@ func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, ds := storeMigratedThrough(t, "084_delivery_queue_chunks")
-	org, dests := orgWithDestinations(t, st, ds, 2)
+	org, err := st.CreateOrg(ctx, "o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dests := []string{destinationBefore(t, st, org.ID, 0), destinationBefore(t, st, org.ID, 1)}
 	identity := []byte(org.ID + "/before")
 	// The key the fan-out of release 084 wrote for the first destination.
 	if _, err := st.Pool().Exec(ctx, `INSERT INTO delivery_dedupe (destination_id, dedupe_key, delivery_id, expires_at)

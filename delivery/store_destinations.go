@@ -2,6 +2,8 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,7 +34,13 @@ type Destination struct {
 	PreviousSecretSealed *string
 	RotationEndsAt       *time.Time
 	// Events holds the selected kinds, or exactly ["all"].
-	Events              []string
+	Events []string
+	// Filter narrows the events of the selected kinds: the filter as the client gave it, compacted
+	// (outreach.ParseFilter checked it against them); nil for none.
+	Filter json.RawMessage
+	// RateLimitPerSecond caps the attempts towards the destination that start in any one-second
+	// window, across every process (1–1000); nil for none.
+	RateLimitPerSecond  *int
 	Enabled             bool
 	ConsecutiveFailures int
 	CreatedAt           time.Time
@@ -40,14 +48,14 @@ type Destination struct {
 }
 
 const destinationColumns = `id, org_id, name, kind, url, coalesce(slack_channel, ''), slack_token_sealed,
-	events, secret_sealed, enabled, consecutive_failures, created_at, updated_at,
+	events, filter, rate_limit_per_second, secret_sealed, enabled, consecutive_failures, created_at, updated_at,
 	CASE WHEN previous_secret_expires_at > now() THEN previous_secret_sealed END,
 	CASE WHEN previous_secret_expires_at > now() AND previous_secret_sealed IS NOT NULL THEN previous_secret_expires_at END`
 
 func scanDestination(row pgx.Row) (Destination, error) {
 	var d Destination
 	err := row.Scan(&d.ID, &d.OrgID, &d.Name, &d.Kind, &d.URL, &d.SlackChannel, &d.SlackTokenSealed,
-		&d.Events, &d.SecretSealed, &d.Enabled, &d.ConsecutiveFailures, &d.CreatedAt, &d.UpdatedAt,
+		&d.Events, &d.Filter, &d.RateLimitPerSecond, &d.SecretSealed, &d.Enabled, &d.ConsecutiveFailures, &d.CreatedAt, &d.UpdatedAt,
 		&d.PreviousSecretSealed, &d.RotationEndsAt)
 	return d, err
 }
@@ -68,6 +76,28 @@ func nullIfEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// nullJSON is raw JSON as a parameter: nil (SQL NULL) when there is none.
+func nullJSON(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	return string(raw)
+}
+
+// ensureThrottle gives a destination with a rate limit its budget row (destination_throttles), in
+// the transaction that set the limit, so a claim always finds one to lock: a throttled
+// destination without it would be claimed as if it had no limit.
+func ensureThrottle(ctx context.Context, tx *storage.Tx, d Destination) error {
+	if d.RateLimitPerSecond == nil {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO destination_throttles (destination_id) VALUES ($1)
+		ON CONFLICT (destination_id) DO NOTHING`, d.ID); err != nil {
+		return fmt.Errorf("destination %s: its throttle: %w", d.ID, err)
+	}
+	return nil
 }
 
 // CreateDestination inserts d (its ID and timestamps are assigned here). The organization row
@@ -92,14 +122,18 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 		}
 		var err error
 		out, err = scanDestination(tx.QueryRow(ctx, `INSERT INTO destinations
-			(id, org_id, name, kind, url, slack_channel, slack_token_sealed, events, secret_sealed, enabled)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+destinationColumns,
+			(id, org_id, name, kind, url, slack_channel, slack_token_sealed, events, secret_sealed, enabled,
+			 filter, rate_limit_per_second)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING `+destinationColumns,
 			d.ID, d.OrgID, d.Name, d.Kind, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events,
-			d.SecretSealed, d.Enabled))
-		return err
+			d.SecretSealed, d.Enabled, nullJSON(d.Filter), d.RateLimitPerSecond))
+		if err != nil {
+			return err
+		}
+		return ensureThrottle(ctx, tx, out)
 	})
 	if err != nil {
-		return Destination{}, fmt.Errorf("create destination: %w", err)
+		return Destination{}, wrapUnlessClient("create destination", err)
 	}
 	return out, nil
 }
@@ -164,16 +198,29 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 			slack_channel = $5, slack_token_sealed = $6, events = $7, secret_sealed = $8, enabled = $9,
 			consecutive_failures = CASE WHEN $9 AND NOT enabled THEN 0 ELSE consecutive_failures END,
 			previous_secret_sealed = $10, previous_secret_expires_at = $11,
+			filter = $12, rate_limit_per_second = $13,
 			updated_at = now()
 			WHERE org_id = $1 AND id = $2 RETURNING `+destinationColumns,
 			orgID, id, d.Name, d.URL, nullIfEmpty(d.SlackChannel), d.SlackTokenSealed, d.Events, d.SecretSealed, d.Enabled,
-			d.PreviousSecretSealed, d.RotationEndsAt))
-		return err
+			d.PreviousSecretSealed, d.RotationEndsAt, nullJSON(d.Filter), d.RateLimitPerSecond))
+		if err != nil {
+			return err
+		}
+		return ensureThrottle(ctx, tx, out)
 	})
 	if err != nil {
-		return Destination{}, fmt.Errorf("update destination: %w", err)
+		return Destination{}, wrapUnlessClient("update destination", err)
 	}
 	return out, nil
+}
+
+// wrapUnlessClient adds context to a failure, but leaves an error the client must fix (bad input,
+// a destination that is not there) as it is: its message is what the client reads.
+func wrapUnlessClient(what string, err error) error {
+	if errors.Is(err, outreach.ErrInvalid) || errors.Is(err, outreach.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // DeleteDestination deletes a destination for its users: it disappears from every list and

@@ -174,7 +174,7 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 		t.Fatalf("another org sees attempts: %+v", other)
 	}
 
-	page, total, err := ds.AttemptLog(ctx, org, d1.ID, 2, 1)
+	page, total, err := ds.AttemptLog(ctx, org, d1.ID, 2, 1, false)
 	if err != nil || total != 5 || len(page) != 2 || page[0].Attempt != 4 || page[1].Attempt != 3 {
 		t.Fatalf("attempt log: %+v total %d %v", page, total, err)
 	}
@@ -243,7 +243,7 @@ func TestPurgeDeletedDestinations(t *testing.T) {
 	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 		t.Fatalf("purged a fresh deletion: %d %v", n, err)
 	}
-	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0); err != nil || len(list) != 1 || *list[0].DeliveryID != "dlv_test1" {
+	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0, false); err != nil || len(list) != 1 || *list[0].DeliveryID != "dlv_test1" {
 		t.Fatalf("attempts after the deletion: %+v %v", list, err)
 	}
 	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
@@ -252,7 +252,7 @@ func TestPurgeDeletedDestinations(t *testing.T) {
 	if _, _, err := ds.DestinationForLog(ctx, org.ID, d.ID); err == nil {
 		t.Fatal("a purged destination is still found")
 	}
-	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0); err != nil || len(list) != 0 {
+	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0, false); err != nil || len(list) != 0 {
 		t.Fatalf("attempts after the purge: %+v %v", list, err)
 	}
 }

@@ -61,24 +61,33 @@ type FanoutCounts struct {
 	Events    int64 // events committed
 	Created   int64 // deliveries written
 	Collapsed int64 // deliveries not written: an identical payload within the window
+	Filtered  int64 // deliveries not written: the destination selected the kind, its filter did not match
 }
 
-type fanoutCounters struct{ events, created, collapsed atomic.Int64 }
+type fanoutCounters struct{ events, created, collapsed, filtered atomic.Int64 }
 
 // FanoutCounts reads the fan-out totals.
 func (s *Store) FanoutCounts() FanoutCounts {
-	return FanoutCounts{Events: s.counts.events.Load(), Created: s.counts.created.Load(), Collapsed: s.counts.collapsed.Load()}
+	return FanoutCounts{Events: s.counts.events.Load(), Created: s.counts.created.Load(), Collapsed: s.counts.collapsed.Load(),
+		Filtered: s.counts.filtered.Load()}
 }
 
 // fanoutTarget is a destination as the fan-out matches events against it.
 type fanoutTarget struct {
-	id     string
-	events []outreach.EventKind
+	id        string
+	events    []outreach.EventKind
+	hasFilter bool
+	updatedAt time.Time        // the row's version, under which its compiled filter is kept
+	filter    *outreach.Filter // set by resolveFilters when hasFilter
+	rate      *int             // rate_limit_per_second
 }
 
 // fanOut writes the deliveries of events (bodies are their outbox payloads; traceParent is the
-// span that commits them, "" for none) in tx and reports what it wrote and collapsed. Most events of most organizations go nowhere: one indexed read of the
-// organizations' enabled destinations, and an event no destination selected costs nothing more.
+// span that commits them, "" for none) in tx and reports what it wrote, collapsed and filtered
+// out. Most events of most organizations go nowhere: one indexed read of the organizations'
+// enabled destinations, and an event no destination selected costs nothing more. An event goes
+// to a destination that selected its kind when the destination has no filter or its filter
+// matches (fanout_filters.go): a filtered-out event costs no delivery.
 func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, bodies [][]byte, emitted time.Time, traceParent string) (InsertResult, error) {
 	orgs := make([]string, 0, 1)
 	for _, ev := range events {
@@ -86,16 +95,29 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 			orgs = append(orgs, ev.OrgID)
 		}
 	}
-	dests, err := fanoutTargets(ctx, tx, orgs)
+	dests, filtered, err := fanoutTargets(ctx, tx, orgs)
 	if err != nil || len(dests) == 0 {
 		return InsertResult{}, err
 	}
+	if filtered {
+		if err := s.resolveFilters(ctx, tx, dests); err != nil {
+			return InsertResult{}, err
+		}
+	}
 	policy := s.policy.Load()
 	var nds []NewDeliveries
+	var dropped int
 	for i, ev := range events {
 		var nd NewDeliveries
+		env := eventEnvelope{body: bodies[i]}
 		for _, d := range dests[ev.OrgID] {
 			if !ev.Kind.Matches(d.events) {
+				continue
+			}
+			if ok, err := env.matches(d.filter); err != nil {
+				return InsertResult{}, err
+			} else if !ok {
+				dropped++
 				continue
 			}
 			if nd.Identity == nil {
@@ -114,30 +136,57 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 			nds = append(nds, nd)
 		}
 	}
-	return s.InsertDeliveryBatch(ctx, tx, nds)
+	if len(nds) > 0 {
+		nds[0].SmallerChunks = throttleChunks(dests, policy.QueueChunk)
+	}
+	res, err := s.InsertDeliveryBatch(ctx, tx, nds)
+	res.Filtered = dropped
+	return res, err
 }
 
-const fanoutTargetsSQL = `SELECT id, org_id, events FROM destinations
+// throttleChunks is the queue row size of each throttled destination among dests whose limit is
+// below chunk: a row holds at most its limit's deliveries, about a second of its slots, so that
+// one claim never takes (and one process never holds) much more than a second of a slow
+// destination's starts. nil when there is none.
+func throttleChunks(dests map[string][]fanoutTarget, chunk int) map[string]int {
+	var out map[string]int
+	for _, list := range dests {
+		for _, t := range list {
+			if t.rate != nil && *t.rate < chunk {
+				if out == nil {
+					out = map[string]int{}
+				}
+				out[t.id] = *t.rate
+			}
+		}
+	}
+	return out
+}
+
+const fanoutTargetsSQL = `SELECT id, org_id, events, filter IS NOT NULL, updated_at, rate_limit_per_second FROM destinations
 		WHERE org_id = ANY($1::text[]) AND enabled AND deleted_at IS NULL ORDER BY created_at, id`
 
 // fanoutTargets reads the enabled destinations of orgs, by organization, in the order they were
-// created.
-func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (map[string][]fanoutTarget, error) {
+// created; filtered reports whether any of them has a filter.
+func fanoutTargets(ctx context.Context, tx pgx.Tx, orgs []string) (out map[string][]fanoutTarget, filtered bool, err error) {
 	rows, err := tx.Query(ctx, fanoutTargetsSQL, orgs)
 	if err != nil {
-		return nil, fmt.Errorf("fan-out destinations: %w", err)
+		return nil, false, fmt.Errorf("fan-out destinations: %w", err)
 	}
 	defer rows.Close()
-	out := map[string][]fanoutTarget{}
+	out = map[string][]fanoutTarget{}
 	for rows.Next() {
-		var id, org string
+		var t fanoutTarget
+		var org string
 		var events []string
-		if err := rows.Scan(&id, &org, &events); err != nil {
-			return nil, err
+		if err := rows.Scan(&t.id, &org, &events, &t.hasFilter, &t.updatedAt, &t.rate); err != nil {
+			return nil, false, err
 		}
-		out[org] = append(out[org], fanoutTarget{id: id, events: kinds(events)})
+		t.events = kinds(events)
+		filtered = filtered || t.hasFilter
+		out[org] = append(out[org], t)
 	}
-	return out, rows.Err()
+	return out, filtered, rows.Err()
 }
 
 // NewDeliveries is one event's fan-out: one delivery per destination.
@@ -150,6 +199,10 @@ type NewDeliveries struct {
 	MaxAttempts  int
 	DedupeWindow time.Duration
 	QueueChunk   int // deliveries of one destination per dispatch queue row (0: DefaultQueueChunk)
+	// SmallerChunks are the destinations whose deliveries go in smaller rows than QueueChunk, and
+	// their size: throttled ones, whose row should not hold more than a second of their limit
+	// (throttleChunk).
+	SmallerChunks map[string]int
 	// Identity is what makes two payloads identical for the duplicate rule
 	// (outreach.Event.Identity).
 	Identity     []byte
@@ -160,10 +213,11 @@ type NewDeliveries struct {
 	TraceParent string
 }
 
-// InsertResult is what InsertDeliveryBatch wrote.
+// InsertResult is what InsertDeliveryBatch wrote (and, for a fan-out, what it filtered out).
 type InsertResult struct {
 	Created   int // deliveries written
 	Collapsed int // deliveries not written: an identical payload was seen within the window
+	Filtered  int // deliveries not written: the destination's filter did not match the event
 }
 
 // InsertDeliveryBatch writes the deliveries of many events in tx in one statement, all due now:
@@ -227,15 +281,23 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 	if chunk <= 0 {
 		chunk = DefaultQueueChunk
 	}
-	query := insertDeliveriesSQL
 	if !slices.ContainsFunc(traceParents, func(tp string) bool { return tp != "" }) {
 		traceParents = nil // NULL: no text to send or store
 	}
 	args := []any{ids, dests, keys, evID, evKind, evOrg, emitted, maxAttempts, bodyID, body, nds[0].DedupeWindow, chunk, traceParents}
 	if legacy {
-		query = insertDeliveriesLegacySQL
 		args = append(args, legacyKeys)
 	}
+	small := len(nds[0].SmallerChunks) > 0
+	if small {
+		var smallIDs []string
+		var smallSizes []int32
+		for id, n := range nds[0].SmallerChunks {
+			smallIDs, smallSizes = append(smallIDs, id), append(smallSizes, int32(max(n, 1)))
+		}
+		args = append(args, smallIDs, smallSizes)
+	}
+	query := insertDeliveriesSQL[statementVariant(legacy, small)]
 	var err error
 	if len(ids) <= customPlanAbove {
 		err = tx.QueryRow(ctx, query, args...).Scan(&res.Created)
@@ -266,18 +328,42 @@ func (s *Store) InsertDeliveryBatch(ctx context.Context, tx pgx.Tx, nds []NewDel
 // than any join of so few rows (measured: docs/performance.md, "The fan-out statement").
 const customPlanAbove = 200
 
-// insertDeliveriesSQL is InsertDeliveryBatch's statement (arguments in the order it passes
-// them); insertDeliveriesLegacySQL is the same with $14, the keys of the duplicate rule's older
-// form (per destination), whose deliveries collapse too.
-var insertDeliveriesSQL, insertDeliveriesLegacySQL = fanoutStatement(false), fanoutStatement(true)
+// insertDeliveriesSQL holds InsertDeliveryBatch's statement in its variants (statementVariant,
+// arguments in the order it passes them): with $14, the keys of the duplicate rule's older form
+// (per destination), whose deliveries collapse too; with two more arrays, the destinations queued
+// in smaller rows and their sizes (NewDeliveries.SmallerChunks). A batch with neither runs the
+// first.
+var insertDeliveriesSQL = [4]string{fanoutStatement(false, false), fanoutStatement(true, false),
+	fanoutStatement(false, true), fanoutStatement(true, true)}
 
-// fanoutStatement is the fan-out, with or without the keys of the duplicate rule's older form.
-func fanoutStatement(legacy bool) string {
+// statementVariant is the index in insertDeliveriesSQL of a batch's statement.
+func statementVariant(legacy, small bool) int {
+	v := 0
+	if legacy {
+		v++
+	}
+	if small {
+		v += 2
+	}
+	return v
+}
+
+// fanoutStatement is the fan-out, with or without the keys of the duplicate rule's older form,
+// and with or without the destinations queued in smaller rows.
+func fanoutStatement(legacy, small bool) string {
 	legacyArray, legacyColumn, legacyFilter := "", "", ""
+	next := 14
 	if legacy {
 		legacyArray, legacyColumn, legacyFilter = ", $14::bytea[]", ", legacy_key", `
       AND NOT EXISTS (SELECT 1 FROM delivery_dedupe_legacy l WHERE l.destination_id = i.destination_id
                       AND l.dedupe_key = i.legacy_key AND l.expires_at > now())`
+		next++
+	}
+	chunkSize, smallJoin := "$12", ""
+	if small {
+		chunkSize = "coalesce(s.size, $12)"
+		smallJoin = fmt.Sprintf(`
+                 LEFT JOIN unnest($%d::text[], $%d::int[]) AS s(dest, size) ON s.dest = ins.destination_id`, next, next+1)
 	}
 	return `
 WITH input AS (
@@ -319,11 +405,13 @@ WITH input AS (
     ON CONFLICT (event_id, destination_id) DO NOTHING
     RETURNING id, destination_id, event_id, next_attempt_at
 ), q AS (
-    -- One queue row per chunk of up to $12 deliveries of one destination (migration 084).
+    -- One queue row per chunk of up to $12 deliveries of one destination (migration 084), fewer
+    -- for the destinations listed as queued in smaller rows.
     INSERT INTO delivery_queue (id, destination_id, attempts, next_attempt_at, delivery_ids)
     SELECT 'c:' || min(id), destination_id, 0, min(next_attempt_at), array_agg(id ORDER BY id)
     FROM (SELECT id, destination_id, next_attempt_at,
-                 (row_number() OVER (PARTITION BY destination_id ORDER BY id) - 1) / $12 AS chunk FROM ins) x
+                 (row_number() OVER (PARTITION BY destination_id ORDER BY id) - 1) / ` + chunkSize + ` AS chunk
+          FROM ins` + smallJoin + `) x
     GROUP BY destination_id, chunk
 ), body AS (
     INSERT INTO delivery_payloads (event_id, payload, traceparent)
@@ -343,7 +431,10 @@ SELECT count(*)::int FROM ins`
 // "The CLI path"). pgx runs a statement prepared under its own SQL text as the name whenever that
 // text is queried.
 func (s *Store) Prepare(ctx context.Context, conn *pgx.Conn) error {
-	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL, insertDeliveriesLegacySQL} {
+	// The variants for filters and throttled destinations are prepared on first use: each
+	// statement prepared here delays a one-shot process (docs/performance.md, "Alternatives
+	// measured and not kept").
+	for _, q := range []string{fanoutTargetsSQL, insertDeliveriesSQL[0], insertDeliveriesSQL[1]} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			var pgErr *pgconn.PgError
 			if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "42703") {

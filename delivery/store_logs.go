@@ -28,16 +28,19 @@ type AttemptLogEntry struct {
 	DurationMS      int
 	ResponseExcerpt *string
 	NextAttemptAt   *time.Time
+	// ThrottledMS is set when the destination's rate limit held the attempt back: from when it
+	// came due to its start (a wait, not a failure).
+	ThrottledMS *int
 }
 
 // A Test send has no delivery row; its webhook-id stands in as its delivery_id.
 const attemptColumns = `id, coalesce(delivery_id, webhook_id), destination_id, event_id, event_kind, attempt, trigger, at, url,
-	status_code, error, duration_ms, response_excerpt, next_attempt_at`
+	status_code, error, duration_ms, response_excerpt, next_attempt_at, throttled_ms`
 
 func scanAttempt(row pgx.Row) (AttemptLogEntry, error) {
 	var a AttemptLogEntry
 	err := row.Scan(&a.ID, &a.DeliveryID, &a.DestinationID, &a.EventID, &a.EventKind, &a.Attempt, &a.Trigger,
-		&a.At, &a.URL, &a.StatusCode, &a.Error, &a.DurationMS, &a.ResponseExcerpt, &a.NextAttemptAt)
+		&a.At, &a.URL, &a.StatusCode, &a.Error, &a.DurationMS, &a.ResponseExcerpt, &a.NextAttemptAt, &a.ThrottledMS)
 	return a, err
 }
 
@@ -66,16 +69,21 @@ func (s *Store) LastAttempts(ctx context.Context, orgID string, destIDs []string
 	return out, nil
 }
 
-// AttemptLog pages through a destination's attempts, newest first, and counts them all.
-// The caller checks first that the destination belongs to orgID (GetDestination).
-func (s *Store) AttemptLog(ctx context.Context, orgID, destID string, limit, offset int) ([]AttemptLogEntry, int, error) {
+// AttemptLog pages through a destination's attempts, newest first, and counts them all; with
+// throttled, only those its rate limit held back. The caller checks first that the destination
+// belongs to orgID (GetDestination).
+func (s *Store) AttemptLog(ctx context.Context, orgID, destID string, limit, offset int, throttled bool) ([]AttemptLogEntry, int, error) {
+	where := `org_id = $1 AND destination_id = $2`
+	if throttled {
+		where += ` AND throttled_ms IS NOT NULL` // as migration 087's partial index
+	}
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE org_id = $1 AND destination_id = $2`,
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts WHERE `+where,
 		orgID, destID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("attempt log: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+attemptColumns+` FROM delivery_attempts
-		WHERE org_id = $1 AND destination_id = $2 ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`,
+		WHERE `+where+` ORDER BY at DESC, id DESC LIMIT $3 OFFSET $4`,
 		orgID, destID, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("attempt log: %w", err)
@@ -183,12 +191,13 @@ func (s *Store) DestinationHealth(ctx context.Context, orgID string, destIDs []s
 }
 
 // AttemptFilter narrows a destination's attempt log; zero fields do not filter. Outcome is
-// "delivered" (2xx) or "failed".
+// "delivered" (2xx) or "failed"; Throttled keeps the attempts the rate limit held back.
 type AttemptFilter struct {
-	Event   string
-	Outcome string
-	Limit   int
-	Offset  int
+	Event     string
+	Outcome   string
+	Throttled bool
+	Limit     int
+	Offset    int
 }
 
 // FilteredAttemptLog pages through a destination's attempts, newest first, with the filter
@@ -202,6 +211,9 @@ func (s *Store) FilteredAttemptLog(ctx context.Context, orgID, destID string, f 
 	if f.Event != "" {
 		args = append(args, f.Event)
 		where += ` AND event_kind = $5`
+	}
+	if f.Throttled {
+		where += ` AND throttled_ms IS NOT NULL`
 	}
 	switch f.Outcome {
 	case "delivered":

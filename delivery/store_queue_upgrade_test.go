@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,6 +27,18 @@ func storeMigratedThrough(t *testing.T, version string) (*storage.Store, *delive
 	return st, ds
 }
 
+// destinationBefore inserts the i-th destination of orgID as releases before migration 087
+// wrote it (https://d<i>.example.com/hook, every event) and returns its id.
+func destinationBefore(t *testing.T, st *storage.Store, orgID string, i int) string {
+	t.Helper()
+	id := outreach.NewID("dst")
+	if _, err := st.Pool().Exec(context.Background(), `INSERT INTO destinations (id, org_id, name, kind, url)
+		VALUES ($1, $2, $3, 'https', $4)`, id, orgID, fmt.Sprint("d", i), fmt.Sprintf("https://d%d.example.com/hook", i)); err != nil {
+		t.Fatalf("create destination: %v", err)
+	}
+	return id
+}
+
 // An upgrade from release 081 with deliveries in every state: migration 082 queues exactly the
 // pending ones (first attempt due, retry scheduled later) with their attempts and due times, and
 // 083 stamps failed_at on the failed one; afterwards claims, recovery and the status check work
@@ -38,11 +51,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
-		URL: "https://receiver.example/hook", Enabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := delivery.Destination{ID: destinationBefore(t, st, org.ID, 0)}
 	created := time.Now().Add(-10 * time.Minute).UTC().Truncate(time.Microsecond)
 	failedAt := created.Add(time.Minute)
 	retryAt := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)

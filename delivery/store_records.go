@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -79,6 +80,9 @@ type AttemptRecord struct {
 	// was claimed through when this record finishes the last of the chunk's deliveries the
 	// caller claimed: the chunk goes with the record. "" otherwise.
 	LastOfChunk string
+	// ThrottledMS is set when the destination's rate limit held the attempt back: from when it
+	// came due to its start.
+	ThrottledMS *int
 
 	// The delivery's new state (ignored for tests).
 	Status string
@@ -118,6 +122,7 @@ type recordArrays struct {
 	delID, errText, excerpt, webhookID             []*string
 	destID, orgID, evID, evKind, trig, url, status []string
 	attempt, code, dur                             []int32
+	throttled                                      []*int32
 	at                                             []time.Time
 	next                                           []*time.Time
 	chunksDone                                     []string
@@ -129,7 +134,7 @@ func newRecordArrays(recs []AttemptRecord) recordArrays {
 		delID: make([]*string, n), errText: make([]*string, n), excerpt: make([]*string, n), webhookID: make([]*string, n),
 		destID: make([]string, n), orgID: make([]string, n), evID: make([]string, n), evKind: make([]string, n),
 		trig: make([]string, n), url: make([]string, n), status: make([]string, n),
-		attempt: make([]int32, n), code: make([]int32, n), dur: make([]int32, n),
+		attempt: make([]int32, n), code: make([]int32, n), dur: make([]int32, n), throttled: make([]*int32, n),
 		at: make([]time.Time, n), next: make([]*time.Time, n),
 	}
 	for i, r := range recs {
@@ -149,6 +154,10 @@ func newRecordArrays(recs []AttemptRecord) recordArrays {
 		a.status[i] = r.Status
 		a.attempt[i], a.code[i], a.dur[i] = int32(r.Attempt), int32(r.StatusCode), int32(r.DurationMS)
 		a.at[i], a.next[i] = r.At, r.NextAttemptAt
+		if r.ThrottledMS != nil {
+			ms := int32(min(*r.ThrottledMS, math.MaxInt32))
+			a.throttled[i] = &ms
+		}
 		if r.LastOfChunk != "" {
 			a.chunksDone = append(a.chunksDone, r.LastOfChunk)
 		}
@@ -160,17 +169,19 @@ func newRecordArrays(recs []AttemptRecord) recordArrays {
 // the dispatch queue, in that order.
 func (a recordArrays) queue(b *pgx.Batch) {
 	b.Queue(`INSERT INTO delivery_attempts (delivery_id, destination_id, org_id, event_id, event_kind, attempt,
-		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
+		trigger, at, url, status_code, error, duration_ms, response_excerpt, next_attempt_at, webhook_id, throttled_ms)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
-			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[], $15::text[])
+			$8::timestamptz[], $9::text[], $10::int[], $11::text[], $12::int[], $13::text[], $14::timestamptz[], $15::text[],
+			$16::int[])
 			AS a(delivery_id, destination_id, org_id, event_id, event_kind, attempt, trigger, at, url, status_code,
-			     error, duration_ms, response_excerpt, next_attempt_at, webhook_id)
+			     error, duration_ms, response_excerpt, next_attempt_at, webhook_id, throttled_ms)
 		-- An attempt whose destination (and so its delivery) was purged while it was in flight has
 		-- nothing left to belong to. The destinations are looked up once each, not per attempt;
 		-- the delivery needs no look-up of its own: it goes only with its destination's purge, or
 		-- by retention, which never takes a pending delivery, and this one was claimed pending.
 		WHERE a.destination_id IN (SELECT d.id FROM destinations d WHERE d.id = ANY($2::text[]))`,
-		a.delID, a.destID, a.orgID, a.evID, a.evKind, a.attempt, a.trig, a.at, a.url, a.code, a.errText, a.dur, a.excerpt, a.next, a.webhookID)
+		a.delID, a.destID, a.orgID, a.evID, a.evKind, a.attempt, a.trig, a.at, a.url, a.code, a.errText, a.dur, a.excerpt, a.next, a.webhookID,
+		a.throttled)
 	b.Queue(`UPDATE deliveries d SET status = u.status, attempts = u.attempt, next_attempt_at = u.next,
 			next_trigger = 'scheduled', updated_at = now(),
 			delivered_at = CASE WHEN u.status = 'succeeded' THEN u.at ELSE d.delivered_at END,

@@ -53,6 +53,9 @@ type EventType struct {
 	Sample Event
 	// DataSchema is the JSON Schema (draft 2020-12) of the event's data object.
 	DataSchema map[string]any
+	// EnvelopeSchema is the JSON Schema of the whole body (EventKind.EnvelopeSchema): the fields
+	// a destination's filter may name.
+	EnvelopeSchema map[string]any
 }
 
 // EventTypes lists every kind in catalogue order.
@@ -62,9 +65,31 @@ func EventTypes(at time.Time) []EventType {
 		k := spec.kind
 		out = append(out, EventType{Kind: k, Group: spec.group, Description: eventDescriptions[k],
 			RequiredBlocks: k.Blocks(), OptionalBlocks: k.OptionalBlocks(),
-			Sample: SampleEvent(k, "org_sample", at), DataSchema: k.DataSchema()})
+			Sample: SampleEvent(k, "org_sample", at), DataSchema: k.DataSchema(), EnvelopeSchema: k.EnvelopeSchema()})
 	}
 	return out
+}
+
+// EnvelopeSchema is the JSON Schema of k's whole envelope, the body a destination receives and
+// what a destination's filter is matched against: event (k), timestamp, org_id and data
+// (DataSchema). A filter's field paths are the paths of this schema (filter_schema.go checks them
+// against it).
+func (k EventKind) EnvelopeSchema() map[string]any {
+	data := k.DataSchema()
+	delete(data, "$schema") // it is the root's alone
+	return map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"title":                string(k) + " envelope",
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []string{"event", "timestamp", "org_id", "data"},
+		"properties": map[string]any{
+			"event":     map[string]any{"type": "string", "const": string(k), "description": "the event kind"},
+			"timestamp": map[string]any{"type": "string", "format": "date-time", "description": "when it happened (ISO 8601, UTC, milliseconds)"},
+			"org_id":    map[string]any{"type": "string", "description": "the organization"},
+			"data":      data,
+		},
+	}
 }
 
 // DataSchema is the JSON Schema of k's data object: exactly the kind's blocks (the required ones

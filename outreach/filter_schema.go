@@ -28,13 +28,7 @@ func newFilterCatalogue(selected []EventKind) (*filterCatalogue, error) {
 			continue
 		}
 		c.kinds = append(c.kinds, k)
-		c.schemas = append(c.schemas, map[string]any{
-			"type": "object", "additionalProperties": false,
-			"properties": map[string]any{
-				"event": map[string]any{"type": "string"}, "timestamp": map[string]any{"type": "string"},
-				"org_id": map[string]any{"type": "string"}, "data": k.DataSchema(),
-			},
-		})
+		c.schemas = append(c.schemas, k.EnvelopeSchema())
 	}
 	if len(c.kinds) == 0 {
 		return nil, InvalidField("filter", "cannot be checked: the destination selects no known event kind")

@@ -183,6 +183,24 @@ func (s *Store) OutboxEvents(ctx context.Context, orgID string) ([]outreach.Even
 	return out, rows.Err()
 }
 
+// RecentOutboxBodies returns the payloads of the organization's latest events, newest first: at
+// most n, found among the outbox's last recentOutboxScan rows (the outbox has no index by
+// organization, which every business transaction would pay for, so the look is bounded and an
+// organization with little traffic on a busy installation may get fewer). It is what the
+// application's filter preview counts matches in.
+func (s *Store) RecentOutboxBodies(ctx context.Context, orgID string, n int) ([][]byte, error) {
+	rows, err := s.pool.Query(ctx, `SELECT e.payload FROM (
+			SELECT payload, metadata FROM watermill_events ORDER BY transaction_id DESC, "offset" DESC LIMIT $3
+		) e WHERE e.metadata->>'org_id' = $1 LIMIT $2`, orgID, n, recentOutboxScan)
+	if err != nil {
+		return nil, fmt.Errorf("recent outbox events: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[[]byte])
+}
+
+// recentOutboxScan bounds how many of the outbox's latest rows RecentOutboxBodies reads.
+const recentOutboxScan = 20000
+
 // PruneOutbox removes outbox rows written before cutoff, at most limit in one short statement on
 // the asynchronous pool (a removal lost in a database crash is done again), and reports how many
 // went and whether the pass is done. The outbox is the record of every event committed; nothing

@@ -53,7 +53,7 @@ func (a *App) testDestination(w http.ResponseWriter, r *http.Request, u User) {
 	kind, res, err := a.deps.Destinations.Test(r.Context(), d, r.PostFormValue("event"))
 	var out testOutcome
 	switch {
-	case errors.Is(err, outreach.ErrInvalid):
+	case errors.Is(err, outreach.ErrInvalid), errors.Is(err, outreach.ErrConflict):
 		out = testOutcome{Text: err.Error()}
 	case err != nil:
 		a.log.Error("webapp: send test", "destination", d.ID, "err", err)
@@ -83,6 +83,8 @@ type detailData struct {
 	Attempts  []delivery.AttemptLogEntry
 	Filter    delivery.AttemptFilter
 	Kinds     []outreach.EventKind
+	Limits    limitsForm // the settings' filter and rate limit: as stored, or as typed when refused
+	Example   string     // of a filter
 	Prev      string
 	Next      string
 	NewSecret string
@@ -94,6 +96,7 @@ type detailExtra struct {
 	flash, errMsg string
 	newSecret     string
 	tested        *testOutcome
+	typed         *limitsForm // the filter and rate limit of a refused save
 }
 
 const attemptsPerPage = 50
@@ -109,6 +112,13 @@ func (a *App) destinationPage(w http.ResponseWriter, r *http.Request, u User) {
 // attemptFilter reads the log's filter from the query; unknown values are refused by name.
 func attemptFilter(q url.Values) (delivery.AttemptFilter, error) {
 	f := delivery.AttemptFilter{Event: q.Get("event"), Outcome: q.Get("outcome"), Limit: attemptsPerPage}
+	switch q.Get("throttled") {
+	case "":
+	case "true":
+		f.Throttled = true
+	default:
+		return f, outreach.Invalidf("throttled: must be true or empty, got %q", q.Get("throttled"))
+	}
 	if f.Event != "" {
 		if _, ok := outreach.ParseEventKind(f.Event); !ok {
 			return f, outreach.Invalidf("event: unknown event kind %q", f.Event)
@@ -152,7 +162,10 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 	}
 	data := detailData{D: d, URL: delivery.DisplayURL(d), Events: strings.Join(d.Events, ", "), Attempts: list, Filter: f,
 		Kinds: outreach.AllEventKinds(), Health: healthOf(health[d.ID], now), NewSecret: x.newSecret, Test: x.tested,
-		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04")}
+		Since: now.Add(-24 * time.Hour).UTC().Format("2006-01-02T15:04"), Limits: limitsOf(d), Example: filterExample}
+	if x.typed != nil {
+		data.Limits = *x.typed
+	}
 	if tried {
 		data.Last = &last
 	}
@@ -164,6 +177,9 @@ func (a *App) showDestination(w http.ResponseWriter, r *http.Request, u User, d 
 		}
 		if f.Outcome != "" {
 			q.Set("outcome", f.Outcome)
+		}
+		if f.Throttled {
+			q.Set("throttled", "true")
 		}
 		q.Set("page", strconv.Itoa(p))
 		return "/app/destinations/" + d.ID + "?" + q.Encode()
@@ -184,7 +200,17 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 	}
 	name := r.PostFormValue("name")
 	enabled := r.PostFormValue("enabled") == "on"
-	p := delivery.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled}
+	typed := limitsFrom(r)
+	refused := func(err error) {
+		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + err.Error(), typed: &typed})
+	}
+	rate, err := typed.rateLimit()
+	if err != nil {
+		refused(err)
+		return
+	}
+	p := delivery.DestinationPatch{Name: &name, Events: splitEvents(r.PostFormValue("events")), Enabled: &enabled,
+		Filter: typed.filter(), SetRateLimit: true, RateLimitPerSecond: rate}
 	if p.Events == nil {
 		p.Events = []string{}
 	}
@@ -196,9 +222,9 @@ func (a *App) updateDestination(w http.ResponseWriter, r *http.Request, u User) 
 		ch := r.PostFormValue("slack_channel")
 		p.SlackChannel = &ch
 	}
-	_, _, err := a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, p)
+	_, _, err = a.deps.Destinations.Update(r.Context(), u.OrgID, d.ID, p)
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showDestination(w, r, u, d, http.StatusBadRequest, detailExtra{errMsg: "Not saved: " + err.Error()})
+		refused(err)
 		return
 	}
 	if err != nil {

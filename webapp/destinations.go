@@ -19,6 +19,7 @@ import (
 func (a *App) destinationRoutes(sub *mux.Router) {
 	sub.HandleFunc("/destinations", a.page(a.destinationsPage)).Methods(http.MethodGet)
 	sub.HandleFunc("/destinations", a.page(a.addDestination)).Methods(http.MethodPost)
+	sub.HandleFunc("/destinations/preview", a.page(a.previewFilter)).Methods(http.MethodPost)
 	sub.HandleFunc("/destinations/{id}", a.page(a.destinationPage)).Methods(http.MethodGet)
 	sub.HandleFunc("/destinations/{id}", a.page(a.updateDestination)).Methods(http.MethodPost)
 	sub.HandleFunc("/destinations/{id}/delete", a.page(a.deleteDestination)).Methods(http.MethodPost)
@@ -41,6 +42,7 @@ type destRow struct {
 // destForm is the add form's input, kept when it is shown again with an error.
 type destForm struct {
 	Kind, URL, Name, Events, SlackChannel string
+	Limits                                limitsForm
 }
 
 type destinationsData struct {
@@ -49,12 +51,16 @@ type destinationsData struct {
 	Full      bool
 	Max       int
 	Kinds     []outreach.EventKind
+	Example   string // of a filter
 	NewSecret string // a generated signing secret, shown once
 	NewName   string
 	// tested is a Send test made without script: its result is shown in its row.
 	testedID string
 	tested   *testOutcome
 }
+
+// Limits is the add form's filter and rate limit, as the form's "limitsfields" reads them.
+func (d destinationsData) Limits() limitsForm { return d.Form.Limits }
 
 // flashes are the messages a redirect after a change may ask for (?done=...): fixed texts,
 // so nothing a visitor types is ever echoed from a URL.
@@ -110,6 +116,7 @@ func (a *App) showDestinations(w http.ResponseWriter, r *http.Request, u User, s
 	data.Full = len(rows) >= delivery.MaxDestinationsPerOrg
 	data.Max = delivery.MaxDestinationsPerOrg
 	data.Kinds = outreach.AllEventKinds()
+	data.Example = filterExample
 	if data.Form.Events == "" {
 		data.Form.Events = string(outreach.EventsAll)
 	}
@@ -130,7 +137,16 @@ func splitEvents(s string) []string {
 
 func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 	f := destForm{Kind: strings.TrimSpace(r.PostFormValue("kind")), URL: strings.TrimSpace(r.PostFormValue("url")),
-		Name: r.PostFormValue("name"), Events: r.PostFormValue("events"), SlackChannel: r.PostFormValue("slack_channel")}
+		Name: r.PostFormValue("name"), Events: r.PostFormValue("events"), SlackChannel: r.PostFormValue("slack_channel"),
+		Limits: limitsFrom(r)}
+	refused := func(err error) {
+		a.showDestinations(w, r, u, http.StatusBadRequest, destinationsData{Form: f}, "", "Not added: "+err.Error())
+	}
+	rate, err := f.Limits.rateLimit()
+	if err != nil {
+		refused(err)
+		return
+	}
 	events := splitEvents(f.Events)
 	if events == nil {
 		events = []string{string(outreach.EventsAll)}
@@ -144,10 +160,10 @@ func (a *App) addDestination(w http.ResponseWriter, r *http.Request, u User) {
 		}
 	}
 	d, generated, err := a.deps.Destinations.Create(r.Context(), u.OrgID, delivery.DestinationSpec{Name: f.Name, Kind: kind,
-		URL: f.URL, Events: events, Secret: strings.TrimSpace(r.PostFormValue("secret")),
+		URL: f.URL, Events: events, Filter: f.Limits.filter(), RateLimitPerSecond: rate, Secret: strings.TrimSpace(r.PostFormValue("secret")),
 		SlackBotToken: token, SlackChannel: f.SlackChannel})
 	if errors.Is(err, outreach.ErrInvalid) {
-		a.showDestinations(w, r, u, http.StatusBadRequest, destinationsData{Form: f}, "", "Not added: "+err.Error())
+		refused(err)
 		return
 	}
 	if err != nil {

@@ -103,6 +103,16 @@ func (a *App) funcs() template.FuncMap {
 		},
 		// connectSeatHint says where a LinkedIn seat is connected.
 		"connectSeatHint": func() string { return connectSeatHint },
+		// throttleWait is how long a throttled attempt waited for its destination's rate limit.
+		"throttleWait": func(ms *int) string {
+			if ms == nil {
+				return ""
+			}
+			if *ms < 1000 {
+				return fmt.Sprintf("%d ms", *ms)
+			}
+			return fmt.Sprintf("%.1f s", float64(*ms)/1000)
+		},
 		// errtext is an attempt's error unless it only repeats its HTTP status ("HTTP 500").
 		"errtext": func(code int, e *string) string {
 			if e == nil || *e == fmt.Sprintf("HTTP %d", code) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -106,6 +107,8 @@ func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	name := fs.String("name", "", "display name (default: the URL's host)")
 	token := fs.String("slack-token", "", "Slack bot token (kind slack, with --slack-channel, instead of --url)")
 	channel := fs.String("slack-channel", "", "Slack channel id or name for the bot token")
+	filter := fs.String("filter", "", `a filter over the event's envelope, as JSON (docs/api.md, "Filters"), e.g. '{"data.campaign.id":"cmp_…"}'`)
+	rate := fs.Int("rate-limit-per-second", 0, "at most this many attempts towards the destination start in any one-second window (1–1000; default: no limit)")
 	required := []string{"org"}
 	if !hasFlag(args, "slack-token") {
 		required = append(required, "url")
@@ -124,13 +127,21 @@ func adminDestinationCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet
 	if err != nil {
 		return nil, err
 	}
-	d, generated, err := m.Create(ctx, *org, delivery.DestinationSpec{Name: *name, Kind: k, URL: *rawURL,
-		Events: delivery.SplitEvents(*events), Secret: *secret, SlackBotToken: *token, SlackChannel: *channel})
+	spec := delivery.DestinationSpec{Name: *name, Kind: k, URL: *rawURL, Events: delivery.SplitEvents(*events),
+		Secret: *secret, SlackBotToken: *token, SlackChannel: *channel}
+	if *filter != "" {
+		spec.Filter = json.RawMessage(*filter)
+	}
+	if hasFlag(args, "rate-limit-per-second") {
+		spec.RateLimitPerSecond = rate
+	}
+	d, generated, err := m.Create(ctx, *org, spec)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]any{"destination_id": d.ID, "org_id": d.OrgID, "name": d.Name, "kind": d.Kind,
-		"url": delivery.DisplayURL(d), "events": d.Events, "has_secret": d.SecretSealed != nil, "enabled": d.Enabled}
+		"url": delivery.DisplayURL(d), "events": d.Events, "filter": d.Filter, "rate_limit_per_second": d.RateLimitPerSecond,
+		"has_secret": d.SecretSealed != nil, "enabled": d.Enabled}
 	if d.SlackChannel != "" {
 		out["slack_channel"] = d.SlackChannel
 	}
@@ -171,7 +182,8 @@ func adminDestinationList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	for i, d := range list {
 		a, ok := last[d.ID]
 		data[i] = map[string]any{"id": d.ID, "name": d.Name, "kind": d.Kind, "url": delivery.DisplayURL(d),
-			"events": d.Events, "last_attempt": delivery.LastAttemptOf(a, ok)}
+			"events": d.Events, "filter": d.Filter, "rate_limit_per_second": d.RateLimitPerSecond,
+			"last_attempt": delivery.LastAttemptOf(a, ok)}
 	}
 	return map[string]any{"data": data}, nil
 }

@@ -7,6 +7,9 @@
 //    preview follow the typing. Without this file the same buttons post the form and the
 //    server shows it again with the change.
 // 4. form[data-upload]: a file over the size limit is refused before it is sent.
+// 5. button[data-filter-preview] (hidden without this file): posts its form's events, filter and
+//    id to data-action and shows the answer {ok, text} in the <output> named by
+//    data-filter-preview (a destination filter's "matches N of the last 100 events").
 "use strict";
 document.addEventListener("click", function (e) {
   var btn = e.target.closest("button[data-copy]");
@@ -27,20 +30,15 @@ document.addEventListener("click", function (e) {
     try { document.execCommand("copy"); done(); } catch (err) { /* the text stays selected */ }
   }
 });
-document.addEventListener("submit", function (e) {
-  var form = e.target;
-  var outId = form.getAttribute("data-inplace");
-  if (!outId || !window.fetch) return;
-  var out = document.getElementById(outId);
-  if (!out) return;
-  e.preventDefault();
-  var btn = form.querySelector("button[type=submit], button:not([type])");
+// postAndShow posts body to url and shows the JSON answer {ok, text} in out, with btn disabled
+// meanwhile (waiting says what is going on).
+function postAndShow(url, body, out, btn, waiting) {
   if (btn) btn.disabled = true;
   out.className = "result";
-  out.textContent = "Sending…";
-  fetch(form.action, {
+  out.textContent = waiting;
+  fetch(url, {
     method: "POST",
-    body: new URLSearchParams(new FormData(form)),
+    body: body,
     headers: { "Accept": "application/json" },
     credentials: "same-origin"
   }).then(function (res) {
@@ -54,6 +52,32 @@ document.addEventListener("submit", function (e) {
   }).finally(function () {
     if (btn) btn.disabled = false;
   });
+}
+document.addEventListener("submit", function (e) {
+  var form = e.target;
+  var outId = form.getAttribute("data-inplace");
+  if (!outId || !window.fetch) return;
+  var out = document.getElementById(outId);
+  if (!out) return;
+  e.preventDefault();
+  postAndShow(form.action, new URLSearchParams(new FormData(form)), out,
+    form.querySelector("button[type=submit], button:not([type])"), "Sending…");
+});
+document.querySelectorAll("button[data-filter-preview]").forEach(function (btn) {
+  if (window.fetch) btn.hidden = false;
+});
+document.addEventListener("click", function (e) {
+  var btn = e.target.closest("button[data-filter-preview]");
+  if (!btn || !btn.form) return;
+  var out = document.getElementById(btn.getAttribute("data-filter-preview"));
+  if (!out) return;
+  e.preventDefault();
+  var body = new URLSearchParams();
+  ["events", "filter", "id"].forEach(function (name) {
+    var el = btn.form.elements[name];
+    if (el) body.set(name, el.value);
+  });
+  postAndShow(btn.getAttribute("data-action"), body, out, btn, "Counting…");
 });
 
 (function () {

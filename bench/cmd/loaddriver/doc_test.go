@@ -40,11 +40,11 @@ func TestWriteMarkedSection(t *testing.T) {
 }
 
 // TestPerformanceDocHasItsSections: docs/performance.md holds each section the driver rewrites
-// (make bench-delivery, make soak) exactly once and in order, so a run updates it in place
+// (make bench-delivery and its throttle phase, make soak) exactly once and in order, so a run updates it in place
 // instead of appending a second copy at the end.
 func TestPerformanceDocHasItsSections(t *testing.T) {
 	doc := read(t, filepath.Join("..", "..", "..", "docs", "performance.md"))
-	for _, m := range [][2]string{{sectionBegin, sectionEnd}, {soakBegin, soakEnd}} {
+	for _, m := range [][2]string{{sectionBegin, sectionEnd}, {throttleBegin, throttleEnd}, {soakBegin, soakEnd}} {
 		for _, marker := range m {
 			if n := strings.Count(doc, marker); n != 1 {
 				t.Errorf("docs/performance.md has %q %d times, want once", marker, n)

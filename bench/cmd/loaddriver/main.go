@@ -36,19 +36,21 @@ import (
 )
 
 type options struct {
-	dests       []int
-	burstEvents int
-	clients     int
-	rates       []int
-	rate        int // soak
-	single      int
-	duration    time.Duration
-	batch       int
-	doc         string
-	keep        bool
-	trace       string
-	seed        int
-	hold        time.Duration
+	dests         []int
+	burstEvents   int
+	clients       int
+	rates         []int
+	rate          int // soak
+	single        int
+	duration      time.Duration
+	batch         int
+	doc           string
+	keep          bool
+	trace         string
+	seed          int
+	hold          time.Duration
+	throttle      int // the throttle phase: the throttled destination's rate limit (0 skips)
+	throttleBurst int
 	// soak mode
 	svg             string
 	retention       time.Duration
@@ -64,6 +66,8 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 32, "concurrent pushers in the burst phase")
 	rates := flag.String("rates", "200,1000", "events per second offered in the latency phases, comma-separated (\"\" skips them)")
 	flag.IntVar(&o.rate, "rate", 500, "soak: events per second offered")
+	flag.IntVar(&o.throttle, "throttle", 50, "delivery: the throttle phase's throttled destination's rate_limit_per_second (0 skips the phase)")
+	flag.IntVar(&o.throttleBurst, "throttle-burst", 2000, "delivery: events of the throttle phase's bursts")
 	flag.IntVar(&o.single, "single", 20, "events committed one at a time by the API and by the CLI, each after the last arrived (0 skips)")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "length of each latency phase (soak: of the whole run, 30m)")
 	flag.StringVar(&o.svg, "svg", "", "soak: write the per-minute curves to this SVG file (e.g. docs/soak.svg)")
@@ -272,11 +276,22 @@ func runDelivery(bin, base string, o options) {
 		rows = append(rows, rs...)
 		rss = append(rss, fmt.Sprintf("%d destination(s): %s MB", d, bench.MB(peak)))
 	}
+	var throttled string
+	if o.throttle > 0 {
+		fmt.Fprintf(os.Stderr, "== a throttled destination beside an unthrottled one\n")
+		throttled, err = runThrottle(bin, base, recv, o)
+		check(err)
+	}
 	dups, bad := recv.anomalies()
 	report := render(rows, rss, dups, bad, o)
-	fmt.Print(report)
+	fmt.Print(report, "\n", throttled)
 	if o.doc != "" {
-		check(writeSection(o.doc, report))
+		if len(rows) > 0 { // a run of the throttle phase alone leaves the other section as it was
+			check(writeSection(o.doc, report))
+		}
+		if throttled != "" {
+			check(writeMarkedSection(o.doc, throttleBegin, throttleEnd, throttled))
+		}
 		fmt.Fprintf(os.Stderr, "wrote the results into %s\n", o.doc)
 	}
 }

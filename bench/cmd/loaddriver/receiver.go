@@ -78,10 +78,15 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 		r.dups++
 	}
 	r.ids[id] = true
-	p := r.phases[ev.Data.Campaign.ID]
+	// A destination whose URL says ?phase=x is logged apart: campaign#x (the throttle phase).
+	key := ev.Data.Campaign.ID
+	if ph := req.URL.Query().Get("phase"); ph != "" {
+		key += "#" + ph
+	}
+	p := r.phases[key]
 	if p == nil {
 		p = &phaseLog{}
-		r.phases[ev.Data.Campaign.ID] = p
+		r.phases[key] = p
 	}
 	p.arrivals = append(p.arrivals, now)
 	p.lat = append(p.lat, now.Sub(at))
