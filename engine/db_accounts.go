@@ -40,6 +40,11 @@ func Seats(ctx context.Context, q storage.Querier) ([]storage.LinkedInAccount, e
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.LinkedInAccount, error) { return storage.ScanLinkedInAccount(r) })
 }
 
+// Seat reads one seat by our id.
+func Seat(ctx context.Context, q storage.Querier, id string) (storage.LinkedInAccount, error) {
+	return getSeat(ctx, q, id)
+}
+
 // getSeat reads one seat by our id.
 func getSeat(ctx context.Context, q storage.Querier, id string) (storage.LinkedInAccount, error) {
 	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts WHERE id = $1`, id))
@@ -82,12 +87,12 @@ func liftRateLimits(ctx context.Context, q storage.Querier, now time.Time) error
 // pickSendingSeat returns the seat a campaign sends from: the prospect's own seat when it has
 // one, else the first of the campaign's seats, else the organization's oldest seat. Disconnected
 // seats are returned too, so the caller can tell "no seat" (ErrNotFound) from "seat down".
-func pickSendingSeat(ctx context.Context, tx pgx.Tx, orgID string, prospectAccount *string, campaignAccounts []string) (storage.LinkedInAccount, error) {
+func pickSendingSeat(ctx context.Context, q storage.Querier, orgID string, prospectAccount *string, campaignAccounts []string) (storage.LinkedInAccount, error) {
 	pref := campaignAccounts
 	if prospectAccount != nil && *prospectAccount != "" {
 		pref = []string{*prospectAccount}
 	}
-	a, err := storage.ScanLinkedInAccount(tx.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts
+	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts
 		WHERE org_id = $1 AND (cardinality($2::text[]) = 0 OR id = ANY($2))
 		ORDER BY array_position($2::text[], id), (status = 'disconnected'), created_at, id LIMIT 1`, orgID, pref))
 	return a, storage.NotFound(err, "linkedin account for org "+orgID)

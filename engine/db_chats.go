@@ -100,19 +100,39 @@ type draftToSend struct {
 	RepliesStopped    bool
 }
 
+const draftToSendQuery = `SELECT d.id, d.org_id, d.prospect_id, d.chat_id, d.text, d.auto_send_at,
+		c.account_id, a.provider_account_id, c.provider_chat_id, c.replies_stopped_at IS NOT NULL
+	FROM reply_drafts d JOIN chats c ON c.id = d.chat_id JOIN linkedin_accounts a ON a.id = c.account_id
+	WHERE d.id = $1`
+
+func scanDraftToSend(row pgx.Row) (draftToSend, error) {
+	var d draftToSend
+	err := row.Scan(&d.ID, &d.OrgID, &d.ProspectID, &d.ChatID, &d.Text, &d.AutoSendAt, &d.AccountID, &d.ProviderAccountID,
+		&d.ProviderChatID, &d.RepliesStopped)
+	return d, err
+}
+
 // lockDraftToSend locks a pending auto-send draft; ok is false when it is gone or taken.
 func lockDraftToSend(ctx context.Context, tx pgx.Tx, id string) (draftToSend, bool, error) {
-	var d draftToSend
-	err := tx.QueryRow(ctx, `SELECT d.id, d.org_id, d.prospect_id, d.chat_id, d.text, d.auto_send_at,
-			c.account_id, a.provider_account_id, c.provider_chat_id, c.replies_stopped_at IS NOT NULL
-		FROM reply_drafts d JOIN chats c ON c.id = d.chat_id JOIN linkedin_accounts a ON a.id = c.account_id
-		WHERE d.id = $1 AND d.status = 'pending' AND d.auto_send_at IS NOT NULL FOR UPDATE OF d SKIP LOCKED`, id).
-		Scan(&d.ID, &d.OrgID, &d.ProspectID, &d.ChatID, &d.Text, &d.AutoSendAt, &d.AccountID, &d.ProviderAccountID,
-			&d.ProviderChatID, &d.RepliesStopped)
+	d, err := scanDraftToSend(tx.QueryRow(ctx, draftToSendQuery+` AND d.status = 'pending' AND d.auto_send_at IS NOT NULL
+		FOR UPDATE OF d SKIP LOCKED`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, false, nil
 	}
 	return d, err == nil, err
+}
+
+// lockDraft locks a draft whatever its status (a reply sent while someone dismissed it is still
+// recorded as sent).
+func lockDraft(ctx context.Context, tx pgx.Tx, id string) (draftToSend, error) {
+	d, err := scanDraftToSend(tx.QueryRow(ctx, draftToSendQuery+` FOR UPDATE OF d`, id))
+	return d, storage.NotFound(err, "reply draft "+id)
+}
+
+// postponeDraft makes an auto-send draft due again at at.
+func postponeDraft(ctx context.Context, tx pgx.Tx, id string, at time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE reply_drafts SET auto_send_at = $2 WHERE id = $1`, id, at)
+	return err
 }
 
 // setDraftStatus marks a draft sent or dismissed.

@@ -24,10 +24,14 @@ type engineProspect struct {
 	BookingStartAt *time.Time
 	WithdrawnAt    *time.Time
 	InviteID       *string // the provider's id of the invitation sent, to withdraw it by
+	// PausedNextStepAt is when the next step was due when the prospect was stopped (POST
+	// /inbox/stop), for an undo.
+	PausedNextStepAt *time.Time
+	MemberID         *string // the member id a profile look-up found
 }
 
 const engineProspectExtra = `, account_id, chat_id, next_step_at, invited_at, connected_at, replied_at, sentiment,
-	paused_at, booking_start_at, withdrawn_at, invite_id`
+	paused_at, booking_start_at, withdrawn_at, invite_id, paused_next_step_at, member_id`
 
 // engExtraRow scans storage.ProspectColumns through storage.ScanProspect and the engine's
 // columns after them.
@@ -41,7 +45,8 @@ func (r engExtraRow) Scan(dest ...any) error { return r.row.Scan(append(dest, r.
 func scanEngineProspect(row pgx.Row) (engineProspect, error) {
 	var p engineProspect
 	base, err := storage.ScanProspect(engExtraRow{row: row, extra: []any{&p.AccountID, &p.ChatID, &p.NextStepAt, &p.InvitedAt,
-		&p.ConnectedAt, &p.RepliedAt, &p.Sentiment, &p.PausedAt, &p.BookingStartAt, &p.WithdrawnAt, &p.InviteID}})
+		&p.ConnectedAt, &p.RepliedAt, &p.Sentiment, &p.PausedAt, &p.BookingStartAt, &p.WithdrawnAt, &p.InviteID,
+		&p.PausedNextStepAt, &p.MemberID}})
 	p.Prospect = base
 	return p, err
 }
@@ -80,10 +85,10 @@ func saveEngineProspect(ctx context.Context, tx pgx.Tx, p engineProspect) error 
 	_, err := tx.Exec(ctx, `UPDATE prospects SET status = $2, current_step = $3, contacted = $4, account_id = $5,
 		chat_id = $6, next_step_at = $7, invited_at = $8, connected_at = $9, replied_at = $10, sentiment = $11,
 		sequence_ended_at = $12, last_activity_at = $13, booking_start_at = $14, booked_at = $15, withdrawn_at = $16,
-		invite_id = $17, updated_at = now()
+		invite_id = $17, paused_next_step_at = $18, member_id = $19, public_identifier = $20, updated_at = now()
 		WHERE id = $1`, p.ID, p.Status, p.CurrentStep, p.Contacted, p.AccountID, p.ChatID, p.NextStepAt, p.InvitedAt,
 		p.ConnectedAt, p.RepliedAt, p.Sentiment, p.SequenceEndedAt, p.LastActivityAt, p.BookingStartAt, p.BookedAt,
-		p.WithdrawnAt, p.InviteID)
+		p.WithdrawnAt, p.InviteID, p.PausedNextStepAt, p.MemberID, p.PublicIdentifier)
 	return err
 }
 

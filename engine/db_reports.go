@@ -175,6 +175,15 @@ func ServingClock(ctx context.Context, q storage.Querier) (time.Time, bool, erro
 	return t, err == nil, err
 }
 
+// EngineNow is the engine's time for a process that runs no engine (the operator CLI): the
+// serving instance's clock extrapolated to now, or the wall clock when none ever ran.
+func EngineNow(ctx context.Context, q storage.Querier) time.Time {
+	if t, ok, err := ServingClock(ctx, q); err == nil && ok {
+		return t
+	}
+	return time.Now()
+}
+
 // gone removes an instance that is shutting down.
 func gone(ctx context.Context, q storage.Querier, id string) error {
 	_, err := q.Exec(ctx, `DELETE FROM engine_instances WHERE id = $1`, id)

@@ -67,6 +67,9 @@ type Config struct {
 	SeatMessageGrace time.Duration
 	// Traces records a span per step and per report handled (trace.go) [nil: none].
 	Traces trace.TracerProvider
+	// ActionSpacing is the random gap, in engine time, between two LinkedIn actions of one seat,
+	// held across instances [2m-5m].
+	ActionSpacing Spacing
 }
 
 func (c *Config) setDefaults() {
@@ -109,6 +112,7 @@ func (c *Config) setDefaults() {
 	if c.SeatMessageGrace == 0 {
 		c.SeatMessageGrace = 2 * time.Minute
 	}
+	c.ActionSpacing = c.ActionSpacing.orDefault()
 }
 
 // Validate reports a configuration the engine cannot run with.
@@ -119,7 +123,7 @@ func (c Config) Validate() error {
 	case c.CampaignBatch < 0 || c.StallDays < 0 || c.BookingHorizonDays < 0:
 		return errors.New("engine: counts must not be negative")
 	}
-	return nil
+	return c.ActionSpacing.Validate()
 }
 
 // Engine works campaigns through their sequences, turns provider reports into statuses,
@@ -225,6 +229,8 @@ func (e *Engine) Pass(ctx context.Context) (PassStats, error) {
 	st.Admitted, err = admitProspects(ctx, e.db, e.clock.Now())
 	note("admit", err)
 	note("sequencer", e.runSequencer(ctx, &st))
+	_, err = e.checkOpenActions(ctx)
+	note("open actions", err)
 	st.Replies, err = e.sendDrafts(ctx)
 	note("send drafts", err)
 	st.Stalls, err = e.detectStalls(ctx)

@@ -89,10 +89,17 @@ func (c EnrichmentConfig) Validate() error {
 // workers, in one process or many, share the queue (storage claims with SKIP LOCKED).
 type EnrichmentWorker struct {
 	store    LeadQueue
-	enricher Enricher
+	enricher LeadEnricher
 	log      *slog.Logger
 	cfg      EnrichmentConfig
 	now      func() time.Time
+}
+
+// LeadEnricher looks a pushed lead up knowing whose lead it is: the engine's EnrichLead goes
+// through a LinkedIn seat of the lead's organization. An error that is a *SeatWait postpones
+// the lead without counting a failed attempt.
+type LeadEnricher interface {
+	EnrichLead(ctx context.Context, l storage.PendingLead) (outreach.PersonLookup, error)
 }
 
 // LeadQueue is the queue of pushed leads awaiting enrichment (*storage.Store is one): it claims
@@ -102,8 +109,19 @@ type LeadQueue interface {
 	EnrichPendingLeads(ctx context.Context, limit int, resolve func(context.Context, []storage.PendingLead) ([]storage.LeadResolution, error)) (int, error)
 }
 
-// NewEnrichmentWorker builds the worker.
+// NewEnrichmentWorker builds the worker on an enricher that is given what the lead says of the
+// person, each call bounded by CallTimeout.
 func NewEnrichmentWorker(store LeadQueue, enricher Enricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
+	if enricher == nil {
+		return nil, errors.New("enrichment: store and enricher are required")
+	}
+	cfg.setDefaults()
+	return NewLeadEnrichmentWorker(store, byRequest{enricher: enricher, timeout: cfg.CallTimeout}, log, cfg)
+}
+
+// NewLeadEnrichmentWorker builds the worker on an enricher that takes the whole lead (the
+// engine, looking people up through the organization's LinkedIn seats).
+func NewLeadEnrichmentWorker(store LeadQueue, enricher LeadEnricher, log *slog.Logger, cfg EnrichmentConfig) (*EnrichmentWorker, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -115,6 +133,18 @@ func NewEnrichmentWorker(store LeadQueue, enricher Enricher, log *slog.Logger, c
 		log = slog.Default()
 	}
 	return &EnrichmentWorker{store: store, enricher: enricher, log: log, cfg: cfg, now: time.Now}, nil
+}
+
+// byRequest is an Enricher given what a lead says of the person, each call bounded by timeout.
+type byRequest struct {
+	enricher Enricher
+	timeout  time.Duration
+}
+
+func (b byRequest) EnrichLead(ctx context.Context, l storage.PendingLead) (outreach.PersonLookup, error) {
+	callCtx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	return b.enricher.Enrich(callCtx, requestFor(l.Prospect))
 }
 
 // Run works the queue until ctx is cancelled. A full batch is followed at once by the next;
@@ -171,11 +201,12 @@ func (w *EnrichmentWorker) resolveOne(ctx context.Context, l storage.PendingLead
 		w.log.Error("campaign filters unreadable; lead left pending", "campaign", l.CampaignID, "lead", l.ID, "err", l.FiltersErr)
 		return w.retry(l)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, w.cfg.CallTimeout)
-	found, err := w.enricher.Enrich(callCtx, requestFor(l.Prospect))
-	cancel()
+	found, err := w.enricher.EnrichLead(ctx, l)
 	res := storage.LeadResolution{ID: l.ID, Person: l.Person}
+	var wait *SeatWait
 	switch {
+	case errors.As(err, &wait):
+		return storage.LeadResolution{ID: l.ID, Retry: true, RetryAt: w.now().Add(wait.After), Wait: true}
 	case err != nil && ctx.Err() != nil:
 		return w.retry(l)
 	case err != nil && l.Attempts+1 < w.cfg.MaxAttempts:

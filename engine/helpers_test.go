@@ -27,6 +27,7 @@ type world struct {
 	st    *storage.Store
 	clock *outreach.VirtualClock
 	sim   *linkedin.Simulator
+	li    engine.LinkedIn // the provider engines use: the simulator unless a test wraps it
 	eng   *engine.Engine
 	org   string
 	acc   storage.LinkedInAccount
@@ -79,12 +80,21 @@ func newWorld(t *testing.T, start time.Time, opt worldOpt) *world {
 	return w
 }
 
+// newEngine builds an engine on the world's store, simulator and clock. Tests that do not set
+// the spacing act as soon as the schedule and the caps allow.
 func (w *world) newEngine(d engine.Drafter, cfg engine.Config) *engine.Engine {
 	w.t.Helper()
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "https://app.test"
 	}
-	e, err := engine.New(w.st, w.sim, d, w.clock, nil, cfg)
+	if cfg.ActionSpacing == (engine.Spacing{}) {
+		cfg.ActionSpacing = engine.Spacing{Immediate: true}
+	}
+	var li engine.LinkedIn = w.sim
+	if w.li != nil {
+		li = w.li
+	}
+	e, err := engine.New(w.st, li, d, w.clock, nil, cfg)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -140,6 +150,17 @@ func (w *world) push(campaignID string, handles ...string) []string {
 	if len(res.Accepted) != len(handles) {
 		w.t.Fatalf("push accepted %d of %d: %+v", len(res.Accepted), len(handles), res.Rejected)
 	}
+	w.enrich()
+	ids := make([]string, len(res.Accepted))
+	for i, a := range res.Accepted {
+		ids[i] = a.LeadID
+	}
+	return ids
+}
+
+// enrich accepts every pushed lead waiting for enrichment, as the service's worker does.
+func (w *world) enrich() {
+	w.t.Helper()
 	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, engine.EnrichRequest) (outreach.PersonLookup, error) {
 		return outreach.PersonLookup{Found: true}, nil
 	}), nil, engine.EnrichmentConfig{})
@@ -155,11 +176,6 @@ func (w *world) push(campaignID string, handles ...string) []string {
 			break
 		}
 	}
-	ids := make([]string, len(res.Accepted))
-	for i, a := range res.Accepted {
-		ids[i] = a.LeadID
-	}
-	return ids
 }
 
 func (w *world) prospect(id string) engine.EngineProspect {

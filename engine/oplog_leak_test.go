@@ -39,7 +39,8 @@ func TestEngineLogHasNoLeadText(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	eng, err := engine.New(w.st, w.sim, draftAdapter{drafter.Builtin{}}, w.clock, log,
-		engine.Config{PublicURL: "https://app.test", Tick: 5 * time.Millisecond, ActivityLogEvery: 20 * time.Millisecond})
+		engine.Config{PublicURL: "https://app.test", Tick: 5 * time.Millisecond, ActivityLogEvery: 20 * time.Millisecond,
+			ActionSpacing: engine.Spacing{Immediate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

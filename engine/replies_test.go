@@ -18,14 +18,7 @@ func linkedinRef(h string) outreach.ProfileRef {
 // messaged brings one lead to "messaged" (invite, accept, first message) and returns its id.
 func (w *world) messaged(handle string) (cid, pid string) {
 	w.t.Helper()
-	cid = w.campaign("", outreach.Schedule{}, threeSteps, 0)
-	pid = w.push(cid, handle)[0]
-	w.pass()
-	if err := w.sim.InjectAccept(key(handle)); err != nil {
-		w.t.Fatal(err)
-	}
-	w.pass()
-	w.clock.Advance(25 * time.Hour)
+	cid, pid = w.connected(handle)
 	w.pass()
 	if p := w.prospect(pid); p.Status != "messaged" {
 		w.t.Fatalf("setup: status %s", p.Status)

@@ -237,8 +237,8 @@ func (e *Engine) applyReport(ctx context.Context, tx *storage.Tx, r reportRow, p
 // stopped (paused_next_step_at - paused_at is what a resume gives back).
 func (e *Engine) scheduleAfterAccept(ctx context.Context, tx *storage.Tx, p *engineProspect, campaignID string, next time.Time, step int, wait time.Duration) error {
 	if p.PausedAt != nil {
-		_, err := tx.Exec(ctx, `UPDATE prospects SET paused_next_step_at = $2 WHERE id = $1`, p.ID, p.PausedAt.Add(wait))
-		return err
+		p.PausedNextStepAt = timePtr(p.PausedAt.Add(wait)) // saved with the prospect
+		return nil
 	}
 	if step >= 0 {
 		if err := openFollowup(ctx, tx, p.OrgID, p.ID, p.ChatID, next, step); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"time"
 
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -52,15 +53,19 @@ func (e *Engine) applySeatMessage(ctx context.Context, tx *storage.Tx, r reportR
 }
 
 // sentByService reports whether outreachd recorded this message as its own: the provider's
-// message id, or the same text from the seat in the same chat, or a reply draft it sent there.
+// message id, or the same text from the seat in the same chat, or a reply draft it sent there,
+// or a message or reply of the seat with the same text that it started in the week before (its
+// outcome may not be recorded yet: the answer was lost, or it is still being recorded).
 func sentByService(ctx context.Context, tx *storage.Tx, accountID string, r reportRow) (bool, error) {
 	var ours bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages m JOIN chats c ON c.id = m.chat_id
 			WHERE c.account_id = $1 AND m.from_me
 			  AND ((m.provider_message_id = $2 AND $2 <> '') OR (c.provider_chat_id = $3 AND btrim(m.text) = btrim($4))))
 		OR EXISTS (SELECT 1 FROM reply_drafts d JOIN chats c ON c.id = d.chat_id
-			WHERE c.account_id = $1 AND c.provider_chat_id = $3 AND d.status = 'sent' AND btrim(d.text) = btrim($4))`,
-		accountID, r.MessageID, r.ChatID, r.Text).Scan(&ours)
+			WHERE c.account_id = $1 AND c.provider_chat_id = $3 AND d.status = 'sent' AND btrim(d.text) = btrim($4))
+		OR EXISTS (SELECT 1 FROM linkedin_actions a WHERE a.account_id = $1 AND a.kind IN ('message', 'reply')
+			AND a.state <> 'failed' AND a.started_at >= $6 AND a.text_hash = $5)`,
+		accountID, r.MessageID, r.ChatID, r.Text, *textHash(r.Text), r.At.Add(-7*24*time.Hour)).Scan(&ours)
 	return ours, err
 }
 

@@ -3,14 +3,15 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
 // SeatRow is one LinkedIn seat as the operator and the application list it (`admin account
-// list`, the application's LinkedIn accounts page): the one place such a row is built, so each
-// fact a seat shows (its limits, today's use) is added here once for both.
+// list`, `admin account limits`, the application's LinkedIn accounts page): the one place such a
+// row is built, so each fact a seat shows is added here once for all of them.
 type SeatRow struct {
 	AccountID         string `json:"account_id"`
 	Name              string `json:"name"`
@@ -22,25 +23,41 @@ type SeatRow struct {
 	// DisconnectedAt is when LinkedIn ended the seat's session; null while connected.
 	DisconnectedAt *string `json:"disconnected_at"`
 	ConnectedAt    string  `json:"connected_at"`
+	// DayZone is the time zone the seat's day counts in (seat_limits.go).
+	DayZone string `json:"day_zone"`
+	// Limits are the seat's caps, Used what it used of them in its current day and week.
+	Limits SeatLimits `json:"limits"`
+	Used   SeatUse    `json:"used"`
+	// NextActionAt is the earliest moment the seat may act again (its pace), when later than now.
+	NextActionAt *string `json:"next_action_at"`
 }
 
-// SeatRows lists an organization's seats, oldest first.
-func SeatRows(ctx context.Context, q storage.Querier, orgID string) ([]SeatRow, error) {
+// SeatRows lists an organization's seats, oldest first, with their caps and use at now (engine
+// time; EngineNow for a process that runs no engine).
+func SeatRows(ctx context.Context, q storage.Querier, orgID string, now time.Time) ([]SeatRow, error) {
 	accs, err := storage.OrgLinkedInAccounts(ctx, q, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("list seats: %w", err)
 	}
 	out := make([]SeatRow, len(accs))
 	for i, a := range accs {
-		out[i] = seatRow(a)
+		g, err := readSeatGate(ctx, q, a.ID, now, false)
+		if err != nil {
+			return nil, fmt.Errorf("list seats: %w", err)
+		}
+		out[i] = seatRow(g, now)
 	}
 	return out, nil
 }
 
-// seatRow is a seat's row from its record.
-func seatRow(a storage.LinkedInAccount) SeatRow {
+// seatRow is a seat's row from its gate at now.
+func seatRow(g seatGate, now time.Time) SeatRow {
+	a := g.acc
 	r := SeatRow{AccountID: a.ID, Name: a.Name, ProviderAccountID: a.ProviderAccountID, Status: a.Status,
-		ConnectedAt: outreach.FormatTime(a.CreatedAt)}
+		ConnectedAt: outreach.FormatTime(a.CreatedAt), DayZone: g.day.zone, Limits: g.limits, Used: g.use}
+	if g.next != nil && g.next.After(now) {
+		r.NextActionAt = outreach.FormatTimePtr(g.next)
+	}
 	if a.Status == "rate_limited" && a.CooldownUntil != nil {
 		r.CooldownUntil = outreach.FormatTimePtr(a.CooldownUntil)
 	}

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-
-	"outreachd/internal/telemetry"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
 
 // campaignRun is one campaign as the sequencer works it in a pass.
@@ -150,6 +146,10 @@ loop:
 				notBefore = now.Add(15 * time.Minute)
 				break loop
 			}
+			if !out.wait.IsZero() {
+				notBefore = out.wait
+				break loop
+			}
 		}
 		if !progressed || len(ids) < budget+25 {
 			break
@@ -175,11 +175,12 @@ loop:
 }
 
 type stepOutcome struct {
-	acted    bool // something changed for the prospect
-	sent     bool // an invite or a sequence message went out (counts against the daily limit)
-	invite   bool // what went out was an invite
-	ended    bool // the prospect's sequence ended
-	seatDown bool // the seat cannot act now; stop this campaign for the pass
+	acted    bool      // something changed for the prospect
+	sent     bool      // an invite or a sequence message went out (counts against the daily limit)
+	invite   bool      // what went out was an invite
+	ended    bool      // the prospect's sequence ended
+	seatDown bool      // the seat cannot act now; stop this campaign for the pass
+	wait     time.Time // the seat may not act before then (its pace); stop this campaign until then
 }
 
 // halted reports a prospect the sequence must not touch: paused (POST /inbox/stop), lost,
@@ -191,62 +192,4 @@ func halted(p engineProspect) bool {
 	}
 	return p.PausedAt != nil || p.LostAt != nil || p.BookedAt != nil || p.SequenceEndedAt != nil ||
 		p.FilterVerdict != "accepted"
-}
-
-// step does the one due thing of one prospect in one transaction: re-read and lock the row,
-// honour stop/block/lost/booked and the do-not-contact list, act on LinkedIn, record the
-// result, its activity and its events.
-func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (out stepOutcome, err error) {
-	ctx, span := e.startSpan(ctx, "engine.step", func() []attribute.KeyValue {
-		return []attribute.KeyValue{telemetry.AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
-	})
-	did := ""
-	defer func() { endStep(span, did, err) }()
-	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		out = stepOutcome{}
-		p, err := lockEngineProspect(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if p.NextStepAt == nil || p.NextStepAt.After(now) {
-			return nil
-		}
-		if halted(p) {
-			p.NextStepAt = nil
-			out.acted = true
-			return saveEngineProspect(ctx, tx, p)
-		}
-		blocked, err := prospectBlacklisted(ctx, tx, p.Prospect)
-		if err != nil {
-			return err
-		}
-		if blocked {
-			p.Status, p.NextStepAt, p.SequenceEndedAt = outreach.ProspectOptedOut, nil, timePtr(now)
-			out.acted, out.ended = true, true
-			if err := closeFollowups(ctx, tx, p.ID, now); err != nil {
-				return err
-			}
-			return saveEngineProspect(ctx, tx, p)
-		}
-		acc, err := pickSendingSeat(ctx, tx, p.OrgID, p.AccountID, run.c.AccountIDs)
-		if errors.Is(err, outreach.ErrNotFound) || (err == nil && acc.Status == "disconnected") {
-			out.seatDown = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: acc, now: now, out: &out}
-		outbound := run.c.OutreachType != outreach.OutreachInbound
-		switch {
-		case outbound && p.InvitedAt == nil && p.ConnectedAt == nil:
-			did, err = "invite", s.invite(ctx)
-		case outbound && p.ConnectedAt == nil:
-			did, err = "withdraw", s.withdraw(ctx)
-		default:
-			did, err = "message", s.message(ctx)
-		}
-		return err
-	})
-	return out, err
 }

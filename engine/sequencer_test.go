@@ -229,7 +229,8 @@ func TestInviteWithdrawn(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{cfg: engineCfg("")})
 	li := &invitations{Simulator: w.sim}
-	eng, err := engine.New(w.st, li, draftAdapter{drafter.Builtin{}}, w.clock, nil, engine.Config{PublicURL: "https://app.test"})
+	eng, err := engine.New(w.st, li, draftAdapter{drafter.Builtin{}}, w.clock, nil, engine.Config{PublicURL: "https://app.test",
+		ActionSpacing: engine.Spacing{Immediate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

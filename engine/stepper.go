@@ -3,16 +3,18 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"outreachd/outreach"
 	"outreachd/storage"
 )
 
-// This file is one step of one prospect (the stepper); sequencer.go chooses the campaigns and
-// prospects whose step is due.
+// This file is one step of one prospect (the stepper): what phase 1 of its action decides
+// (plan) and what phase 3 records (record); sequencer.go runs the phases, action.go holds what
+// every action shares, step_record.go what each kind of step records.
 
-// stepper holds one step's context.
+// stepper holds one step's context inside one of its transactions.
 type stepper struct {
 	e   *Engine
 	tx  *storage.Tx
@@ -21,14 +23,28 @@ type stepper struct {
 	acc storage.LinkedInAccount
 	now time.Time
 	out *stepOutcome
+	// check: only an action left open is checked (act); nothing is started or ended.
+	check bool
 }
 
-func (s *stepper) ref() outreach.ProfileRef {
-	pub := ""
-	if s.p.PublicIdentifier != nil {
-		pub = *s.p.PublicIdentifier
+// ref names the prospect to the provider, by member id when a look-up found it (or the key is
+// one).
+func (s *stepper) ref() outreach.ProfileRef { return profileRef(s.p.Prospect, s.p.MemberID) }
+
+// profileRef names a person to the provider: by member id when a look-up found it (memberID) or
+// the lead key is one.
+func profileRef(p storage.Prospect, memberID *string) outreach.ProfileRef {
+	r := outreach.ProfileRef{ProfileKey: p.LeadKey, Name: p.Name}
+	if p.PublicIdentifier != nil {
+		r.PublicIdentifier = *p.PublicIdentifier
 	}
-	return outreach.ProfileRef{ProfileKey: s.p.LeadKey, PublicIdentifier: pub, Name: s.p.Name}
+	switch {
+	case memberID != nil:
+		r.ProviderID = *memberID
+	case strings.HasPrefix(p.LeadKey, "id:"):
+		r.ProviderID = strings.TrimPrefix(p.LeadKey, "id:")
+	}
+	return r
 }
 
 func (s *stepper) emit(kind outreach.EventKind, data outreach.EventData) {
@@ -42,86 +58,77 @@ func (s *stepper) activity(kind string, step *int) error {
 		ProspectID: &s.p.ID, AccountID: &s.acc.ID, Kind: kind, Step: step, At: s.now})
 }
 
-// retryLater keeps the prospect due a while later (an unexpected provider answer).
+// retryLater keeps the prospect due a while later (an unexpected provider answer); a prospect
+// that left the sequence meanwhile stays out of it.
 func (s *stepper) retryLater(ctx context.Context, d time.Duration) error {
-	s.p.NextStepAt = timePtr(s.now.Add(d))
+	if !halted(*s.p) {
+		s.p.NextStepAt = timePtr(s.now.Add(d))
+	}
 	return saveEngineProspect(ctx, s.tx, *s.p)
 }
 
-func (s *stepper) invite(ctx context.Context) error {
-	if s.acc.Status == "rate_limited" && s.acc.CooldownUntil != nil && s.acc.CooldownUntil.After(s.now) {
-		s.out.seatDown = true
-		s.p.NextStepAt = timePtr(*s.acc.CooldownUntil)
-		return saveEngineProspect(ctx, s.tx, *s.p)
-	}
-	note := ""
-	connectStep := len(s.run.steps) > 0 && s.run.steps[0].Type == outreach.StepConnect
-	if connectStep {
-		note = outreach.Personalize(s.run.steps[0].Text, s.p.Variables())
-	}
-	cctx, cancel := s.e.callCtx(ctx)
-	inviteID, err := s.e.li.SendInvite(cctx, s.acc.ProviderAccountID, s.ref(), note)
-	cancel()
+// plan decides the prospect's due step in phase 1 (the seat g and the prospect are locked): the
+// action to take on LinkedIn, or nil when there is none now (the sequence ended here, the seat
+// cannot act, or the action is under way elsewhere).
+func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
+	in := &intent{ref: s.ref(), act: action{OrgID: s.p.OrgID, ProspectID: &s.p.ID}}
+	lookUp := false
+	outbound := s.run.c.OutreachType != outreach.OutreachInbound
 	switch {
-	case err == nil, errors.Is(err, outreach.ErrAlreadyInvited), errors.Is(err, outreach.ErrAlreadyConnected):
-	case seatDown(err):
-		s.out.seatDown = true
-		return nil
+	case outbound && s.p.InvitedAt == nil && s.p.ConnectedAt == nil:
+		in.act.Kind = actInvite
+		if len(s.run.steps) > 0 && s.run.steps[0].Type == outreach.StepConnect {
+			in.text = outreach.Personalize(s.run.steps[0].Text, s.p.Variables())
+		}
+		lookUp = in.ref.ProviderID == ""
+	case outbound && s.p.ConnectedAt == nil:
+		in.act.Kind = actWithdraw
+		if s.p.InviteID != nil {
+			in.target = *s.p.InviteID
+		}
 	default:
-		s.e.log.Warn("engine: invite", "prospect", s.p.ID, "err", err)
-		return s.retryLater(ctx, time.Hour)
+		i := nextMessageStep(s.run.steps, s.p.CurrentStep)
+		if i >= len(s.run.steps) {
+			if s.check {
+				return nil, nil
+			}
+			return nil, s.finish(ctx)
+		}
+		in.act.Kind, in.act.Step, in.step = actMessage, i, i
+		in.text = outreach.Personalize(s.run.steps[i].Text, s.p.Variables())
+		in.target, in.resync = s.p.LeadKey, s.p.ConnectedAt != nil
+		if s.p.ChatID != nil {
+			in.chatID, in.target = *s.p.ChatID, *s.p.ChatID
+		}
 	}
-	s.p.Status, s.p.InvitedAt, s.p.AccountID, s.p.Contacted = outreach.ProspectConnectionSent, timePtr(s.now), &s.acc.ID, true
-	s.p.InviteID = nil
-	if inviteID != "" {
-		s.p.InviteID = &inviteID
+	in.act.TextHash, in.checkOnly = textHash(in.text), s.check
+	r, err := s.e.begin(ctx, s.tx, g, in, lookUp, s.now)
+	if err != nil || r.in != nil || s.check {
+		return r.in, err
 	}
-	if connectStep {
-		s.p.CurrentStep = 1
-	}
-	s.p.NextStepAt = timePtr(s.now.Add(s.e.cfg.InviteExpiry))
-	s.p.LastActivityAt = timePtr(s.now)
-	s.out.acted, s.out.sent, s.out.invite = true, true, true
-	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
-		return err
-	}
-	if err := s.activity(outreach.ActivityInviteSent, new(0)); err != nil {
-		return err
-	}
-	s.emit(outreach.EventInviteSent, outreach.EventData{})
-	return nil
-}
-
-// withdraw takes back an invite nobody answered within InviteExpiry and ends the sequence.
-func (s *stepper) withdraw(ctx context.Context) error {
-	inviteID := ""
-	if s.p.InviteID != nil {
-		inviteID = *s.p.InviteID
-	}
-	cctx, cancel := s.e.callCtx(ctx)
-	err := s.e.li.WithdrawInvite(cctx, s.acc.ProviderAccountID, inviteID, s.ref())
-	cancel()
 	switch {
-	case err == nil, errors.Is(err, outreach.ErrNoPendingInvite), notConnected(err):
-	case seatDown(err):
+	case r.down:
 		s.out.seatDown = true
-		return nil
+		if r.wait.IsZero() {
+			return nil, nil
+		}
+		s.p.NextStepAt = &r.wait // an invitation waits out the seat's rate limit
+	case r.capped != "":
+		s.e.log.Debug("engine: seat cap reached", "account", g.acc.ID, "cap", r.capped, "prospect", s.p.ID,
+			"until", r.wait)
+		s.p.NextStepAt = &r.wait
+	case !r.wait.IsZero():
+		s.out.wait = r.wait // the seat's pace: stop this campaign until then
+		return nil, nil
+	case r.done:
+		// The action was recorded as carried out, yet the step is due again (the prospect was
+		// moved back by hand): nothing is sent twice; look again later.
+		s.e.log.Warn("engine: step already carried out", "prospect", s.p.ID, "kind", in.act.Kind, "step", in.act.Step)
+		s.p.NextStepAt = timePtr(s.now.Add(time.Hour))
 	default:
-		return s.retryLater(ctx, time.Hour)
+		return nil, nil // under way in another instance
 	}
-	s.p.Status, s.p.NextStepAt, s.p.SequenceEndedAt, s.p.WithdrawnAt = outreach.ProspectCompleted, nil, timePtr(s.now), timePtr(s.now)
-	s.out.acted, s.out.ended = true, true
-	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
-		return err
-	}
-	if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
-		return err
-	}
-	if err := s.activity(outreach.ActivityInviteWithdrawn, nil); err != nil {
-		return err
-	}
-	s.emit(outreach.EventInviteWithdrawn, outreach.EventData{})
-	return nil
+	return nil, saveEngineProspect(ctx, s.tx, *s.p)
 }
 
 // nextMessageStep is the index of the first message step at or after i, or len(steps).
@@ -145,106 +152,24 @@ func (s *stepper) finish(ctx context.Context) error {
 	return saveEngineProspect(ctx, s.tx, *s.p)
 }
 
-// message sends the next message step, or completes the sequence after the last one.
-func (s *stepper) message(ctx context.Context) error {
-	i := nextMessageStep(s.run.steps, s.p.CurrentStep)
-	if i >= len(s.run.steps) {
-		return s.finish(ctx)
-	}
-	if s.p.ChatID != nil {
-		// A follow-up: re-read the thread first, so nothing is sent over a reply not yet seen.
-		cctx, cancel := s.e.callCtx(ctx)
-		msgs, err := s.e.li.Messages(cctx, *s.p.ChatID)
-		cancel()
-		switch {
-		case errors.Is(err, outreach.ErrAccountDisconnected):
-			s.out.seatDown = true
-			return nil
-		case err != nil:
-			return s.bumpRecheckFailed(ctx, err)
-		case len(msgs) > 0 && !msgs[len(msgs)-1].FromMe:
-			// The person wrote; their report is on its way and ends the sequence.
-			return s.retryLater(ctx, 10*time.Minute)
-		}
-	}
-	text := outreach.Personalize(s.run.steps[i].Text, s.p.Variables())
-	target := s.p.LeadKey
-	if s.p.ChatID != nil {
-		target = *s.p.ChatID
-	}
-	chatID, msgID, err := s.send(ctx, target, text)
+// schedule sets when the prospect's next step is due after an action that was carried out: a
+// prospect stopped while the call was under way keeps the wait until it for the resume (which
+// counts paused_next_step_at - paused_at from the resume), and one that left the sequence
+// meanwhile (blocked, lost, booked, answered, ended) gets none.
+func (s *stepper) schedule(at *time.Time) {
 	switch {
-	case err == nil:
-	case seatDown(err):
-		s.out.seatDown = true
-		return nil
-	case notConnected(err):
-		// Inbound: not a connection after all. Nothing can be sent; the sequence ends.
-		s.e.log.Debug("engine: not connected, sequence ends", "prospect", s.p.ID)
-		return s.finish(ctx)
+	case s.p.PausedAt != nil && s.p.SequenceEndedAt == nil && s.p.Status != outreach.ProspectOptedOut:
+		s.p.NextStepAt, s.p.PausedNextStepAt = nil, timePtr(s.p.PausedAt.Add(at.Sub(s.now)))
+	case halted(*s.p):
+		s.p.NextStepAt = nil
 	default:
-		s.e.log.Warn("engine: message", "prospect", s.p.ID, "err", err)
-		return s.retryLater(ctx, time.Hour)
+		s.p.NextStepAt = at
 	}
-	chat, _, err := recordChatMessage(ctx, s.tx, chatRecord{OrgID: s.p.OrgID, AccountID: s.acc.ID,
-		ProviderChatID: chatID, LeadKey: s.p.LeadKey, ProspectID: &s.p.ID, AttendeeName: s.p.Name, FromMe: true,
-		Text: text, ProviderMessageID: msgID, At: s.now})
-	if err != nil {
-		return err
-	}
-	s.p.ChatID, s.p.AccountID, s.p.Contacted, s.p.Status = &chat, &s.acc.ID, true, outreach.ProspectMessaged
-	s.p.CurrentStep = i + 1
-	s.p.LastActivityAt = timePtr(s.now)
-	if j := nextMessageStep(s.run.steps, i+1); j < len(s.run.steps) {
-		s.p.NextStepAt = timePtr(s.now.Add(days(s.run.steps[j].DelayDays)))
-		if err := openFollowup(ctx, s.tx, s.p.OrgID, s.p.ID, &chat, *s.p.NextStepAt, j); err != nil {
-			return err
-		}
-	} else {
-		s.p.NextStepAt = timePtr(s.now.Add(s.e.cfg.ReplyWindow))
-		if err := closeFollowups(ctx, s.tx, s.p.ID, s.now); err != nil {
-			return err
-		}
-	}
-	s.out.acted, s.out.sent = true, true
-	if err := saveEngineProspect(ctx, s.tx, *s.p); err != nil {
-		return err
-	}
-	if err := s.activity(outreach.ActivityMessageSent, new(i)); err != nil {
-		return err
-	}
-	recent, err := storage.RecentTurns(ctx, s.tx, chat, outreach.MaxRecentConversation)
-	if err != nil {
-		return err
-	}
-	s.emit(outreach.EventMessageSent, outreach.EventData{Message: &outreach.MessageBlock{Text: text, ChatID: chat,
-		RecentConversation: recent}})
-	return nil
 }
 
-// send sends a message; a simulator that lost its memory of a connection the database knows
-// (a restart, or an operator's report handled without it) is brought back in line first.
-func (s *stepper) send(ctx context.Context, target, text string) (string, string, error) {
-	cctx, cancel := s.e.callCtx(ctx)
-	defer cancel()
-	chatID, msgID, err := s.e.li.SendMessage(cctx, s.acc.ProviderAccountID, target, text)
-	if (notConnected(err) || errors.Is(err, outreach.ErrUnknownChat)) && s.e.op != nil && s.p.ConnectedAt != nil {
-		if s.e.resyncConnection(cctx, s.acc.ProviderAccountID, s.ref()) == nil {
-			chatID, msgID, err = s.e.li.SendMessage(cctx, s.acc.ProviderAccountID, s.p.LeadKey, text)
-		}
-	}
-	return chatID, msgID, err
-}
-
-// resyncConnection makes a simulator's person connected to the seat: invite, then accept.
-func (e *Engine) resyncConnection(ctx context.Context, providerAccountID string, ref outreach.ProfileRef) error {
-	if _, err := e.li.SendInvite(ctx, providerAccountID, ref, ""); err != nil && !errors.Is(err, outreach.ErrAlreadyInvited) {
-		return err
-	}
-	if err := e.op.InjectAccept(ref.ProfileKey); err != nil && !errors.Is(err, outreach.ErrNoPendingInvite) {
-		return err
-	}
-	return nil
+// settled reports a status an action must not overwrite: the person left the sequence.
+func settled(status string) bool {
+	return status == outreach.ProspectOptedOut || status == outreach.ProspectCompleted || status == outreach.ProspectReplied
 }
 
 // bumpRecheckFailed hands the conversation to a person: the thread could not be re-read
@@ -265,4 +190,14 @@ func (s *stepper) finishForHuman(ctx context.Context) error {
 		return err
 	}
 	return saveEngineProspect(ctx, s.tx, *s.p)
+}
+
+// errorsIsAny reports whether err is any of targets.
+func errorsIsAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
 }

@@ -29,9 +29,11 @@ type PendingLead struct {
 // LeadResolution is what enrichment made of one claimed lead.
 type LeadResolution struct {
 	ID string
-	// Retry leaves the lead pending until RetryAt (a transient failure).
+	// Retry leaves the lead pending until RetryAt (a transient failure). Wait does the same
+	// without counting a failed attempt (nothing failed: the look-up must wait its turn).
 	Retry   bool
 	RetryAt time.Time
+	Wait    bool
 	// Person is the merged person block; EnrichmentStatus done, not_found or failed.
 	Person           outreach.Person
 	EnrichmentStatus string
@@ -152,6 +154,7 @@ func (s *Store) recordResolutions(ctx context.Context, leads []PendingLead, resu
 	}
 	var retryIDs []string
 	var retryAt []time.Time
+	var retryCounts []int
 	var u resolvedColumns
 	decided := map[string]LeadResolution{}
 	for _, r := range results {
@@ -159,7 +162,11 @@ func (s *Store) recordResolutions(ctx context.Context, leads []PendingLead, resu
 			continue
 		}
 		if r.Retry {
-			retryIDs, retryAt = append(retryIDs, r.ID), append(retryAt, r.RetryAt)
+			counts := 1
+			if r.Wait {
+				counts = 0
+			}
+			retryIDs, retryAt, retryCounts = append(retryIDs, r.ID), append(retryAt, r.RetryAt), append(retryCounts, counts)
 			continue
 		}
 		u.add(r)
@@ -167,9 +174,9 @@ func (s *Store) recordResolutions(ctx context.Context, leads []PendingLead, resu
 	}
 	return s.InTx(ctx, func(tx *Tx) error {
 		if len(retryIDs) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE prospects p SET enrichment_attempts = p.enrichment_attempts + 1, enrichment_next_at = u.at
-				FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE p.id = u.id AND p.enrichment_status = 'pending'`,
-				retryIDs, retryAt); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE prospects p SET enrichment_attempts = p.enrichment_attempts + u.n, enrichment_next_at = u.at
+				FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS u(id, at, n) WHERE p.id = u.id AND p.enrichment_status = 'pending'`,
+				retryIDs, retryAt, retryCounts); err != nil {
 				return fmt.Errorf("postpone leads: %w", err)
 			}
 		}

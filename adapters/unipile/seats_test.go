@@ -15,7 +15,7 @@ import (
 // seatsOf lists the organization's seats by provider account id.
 func (e *penv) seatsOf(t *testing.T) map[string]engine.SeatRow {
 	t.Helper()
-	rows, err := engine.SeatRows(e.ctx, e.st.Pool(), e.orgID)
+	rows, err := engine.SeatRows(e.ctx, e.st.Pool(), e.orgID, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ func adminCommands() map[string]adminCommand {
 		"simulate rate-limit":        adminSimulateRateLimit,
 		"simulate sales-nav-lapse":   adminSimulateSalesNavLapse,
 		"simulate sales-nav-restore": adminSimulateSalesNavReturn,
+		"account limits":             adminAccountLimits,
 	}
 }
 

@@ -95,7 +95,7 @@ func adminAccountList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
 	}
-	rows, err := engine.SeatRows(ctx, env.store.Pool(), *org)
+	rows, err := engine.SeatRows(ctx, env.store.Pool(), *org, engine.EngineNow(ctx, env.store.Pool()))
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"outreachd/delivery"
+	"outreachd/engine"
 	"outreachd/storage"
 )
 
@@ -49,6 +50,9 @@ type Config struct {
 	UnipileWebhookSecret string
 	// UnipileSyncInterval is how often each seat is reconciled with what Unipile lists.
 	UnipileSyncInterval time.Duration
+	// LinkedInActionSpacing is the random gap between two LinkedIn actions of one seat
+	// (LINKEDIN_ACTION_SPACING), in engine time, with any provider.
+	LinkedInActionSpacing engine.Spacing
 	// DrafterURL, DrafterAPIKey and DrafterModel select an OpenAI-compatible reply drafter;
 	// with DrafterURL empty the deterministic built-in drafter writes the drafts.
 	DrafterURL    string
@@ -97,7 +101,8 @@ func loadConfig(args []string, extra func(*flag.FlagSet)) (Config, error) {
 		DrafterAPIKey:            os.Getenv("DRAFTER_API_KEY"),
 		DrafterModel:             envOr("DRAFTER_MODEL", "gpt-4o-mini"),
 	}
-	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider, readTraces} {
+	for _, read := range []func(*Config) error{readRateLimits, readTimeouts, readDelivery, readLogging, readSimulator, readLinkedInProvider,
+		readActionSpacing, readTraces} {
 		if err := read(&c); err != nil {
 			return c, err
 		}
@@ -212,6 +217,13 @@ func readLinkedInProvider(c *Config) error {
 		return fmt.Errorf("UNIPILE_SYNC_INTERVAL must be a Go duration of at least 1s like 15m")
 	}
 	return nil
+}
+
+// readActionSpacing reads the gap a seat keeps between two LinkedIn actions.
+func readActionSpacing(c *Config) error {
+	var err error
+	c.LinkedInActionSpacing, err = engine.ParseSpacing(envOr("LINKEDIN_ACTION_SPACING", engine.DefaultSpacing().String()))
+	return err
 }
 
 // readTraces reads whether, and where to, spans are exported: the OpenTelemetry SDK's own

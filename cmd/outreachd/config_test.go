@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"outreachd/engine"
 )
 
 // Each group of settings is read and checked, and a bad value is named in the error.
@@ -14,17 +16,20 @@ func TestLoadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.PublicURL != "http://127.0.0.1:9" || cfg.RateLimitPerMinute != 120 || cfg.DeliveryTimeout != 10*time.Second ||
-		len(cfg.DeliveryRetrySchedule) != 4 || cfg.SimulatorSeed != 42 || cfg.RetentionOutbox != 168*time.Hour {
+		len(cfg.DeliveryRetrySchedule) != 4 || cfg.SimulatorSeed != 42 || cfg.RetentionOutbox != 168*time.Hour ||
+		cfg.LinkedInActionSpacing != engine.DefaultSpacing() {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 	t.Setenv("PUBLIC_URL", "https://outreach.example.com/")
 	t.Setenv("INTAKE_RATE_LIMIT_PER_MINUTE", "7")
 	t.Setenv("ALLOW_PRIVATE_DESTINATIONS", "true")
 	t.Setenv("SIMULATOR_SPEED", "3600")
+	t.Setenv("LINKEDIN_ACTION_SPACING", "30s-90s")
 	if cfg, err = loadConfig(nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.PublicURL != "https://outreach.example.com" || cfg.IntakeRateLimitPerMinute != 7 || !cfg.AllowPrivateDestinations || cfg.SimulatorSpeed != 3600 {
+	if cfg.PublicURL != "https://outreach.example.com" || cfg.IntakeRateLimitPerMinute != 7 || !cfg.AllowPrivateDestinations || cfg.SimulatorSpeed != 3600 ||
+		cfg.LinkedInActionSpacing != (engine.Spacing{Min: 30 * time.Second, Max: 90 * time.Second}) {
 		t.Fatalf("from the environment: %+v", cfg)
 	}
 	for _, bad := range []struct{ name, value string }{
@@ -40,6 +45,8 @@ func TestLoadConfig(t *testing.T) {
 		{"LOG_FORMAT", "xml"},
 		{"SIMULATOR_SEED", "-3"},
 		{"SIMULATOR_SPEED", "-1"},
+		{"LINKEDIN_ACTION_SPACING", "5m-2m"},
+		{"LINKEDIN_ACTION_SPACING", "3m"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			t.Setenv(bad.name, bad.value)

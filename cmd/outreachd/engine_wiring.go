@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"outreachd/adapters/drafter"
+	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
 	"outreachd/api"
 	"outreachd/engine"
@@ -91,6 +93,7 @@ func (a *app) wireEngine(ctx context.Context) error {
 		ProviderName:     sim.World(),
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
+		ActionSpacing:    a.cfg.LinkedInActionSpacing,
 		Traces:           a.cfg.Traces,
 	})
 	if err != nil {
@@ -103,6 +106,34 @@ func (a *app) wireEngine(ctx context.Context) error {
 	}
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
 		worker{name: "simulator clock", run: func(ctx context.Context) error { return a.saveSimClock(ctx, worlds) }})
+	return nil
+}
+
+// wireEnrichment adds the enrichment worker: through the organization's LinkedIn seats when a
+// real provider's wiring set a.seatEnricher (each look-up a profile view of a seat), else the
+// enrichment simulator under SIMULATOR_SEED.
+func (a *app) wireEnrichment() error {
+	var w *engine.EnrichmentWorker
+	var err error
+	if a.seatEnricher != nil {
+		w, err = engine.NewLeadEnrichmentWorker(a.store, a.seatEnricher, a.log, engine.EnrichmentConfig{})
+	} else {
+		var sim *enrichment.Simulator
+		if sim, err = enrichment.NewSimulator(enrichment.SimConfig{Seed: a.cfg.SimulatorSeed}); err != nil {
+			return err
+		}
+		w, err = engine.NewEnrichmentWorker(a.store, engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
+			p, err := sim.Enrich(ctx, enrichment.Request(r))
+			if errors.Is(err, enrichment.ErrNotFound) {
+				return outreach.PersonLookup{}, nil
+			}
+			return p, err
+		}), a.log, engine.EnrichmentConfig{})
+	}
+	if err != nil {
+		return err
+	}
+	a.workers = append(a.workers, worker{name: "enrichment", run: w.Run})
 	return nil
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"outreachd/adapters/enrichment"
 	"outreachd/adapters/linkedin"
 	"outreachd/adapters/unipile"
 	"outreachd/api"
@@ -51,6 +50,9 @@ type app struct {
 	deliveries *delivery.Store
 	// seatLinks makes Unipile sign-in links for new seats (ConnectLink); nil with the simulator.
 	seatLinks *unipile.Seats
+	// seatEnricher, set by the wiring of a real LinkedIn provider, looks pushed leads up through
+	// the organization's seats; nil: the enrichment simulator (wireEnrichment).
+	seatEnricher engine.LeadEnricher
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -176,22 +178,6 @@ func (a *app) serve(ctx context.Context, handler http.Handler) error {
 // routes. Each part is constructed from the configuration alone.
 func (a *app) wire(ctx context.Context) error {
 	a.workers = append(a.workers, worker{name: "janitor", run: a.janitor})
-	sim, err := enrichment.NewSimulator(enrichment.SimConfig{Seed: a.cfg.SimulatorSeed})
-	if err != nil {
-		return err
-	}
-	enricher := engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
-		p, err := sim.Enrich(ctx, enrichment.Request(r))
-		if errors.Is(err, enrichment.ErrNotFound) {
-			return outreach.PersonLookup{}, nil
-		}
-		return p, err
-	})
-	enrichWorker, err := engine.NewEnrichmentWorker(a.store, enricher, a.log, engine.EnrichmentConfig{})
-	if err != nil {
-		return err
-	}
-	a.workers = append(a.workers, worker{name: "enrichment", run: enrichWorker.Run})
 	// Delivery hub and the Event Destinations API (cmd/outreachd/admin_destination.go).
 	box, err := loadSecretBox(ctx, a.cfg, a.store, a.log)
 	if err != nil {
@@ -224,7 +210,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err := a.wireEngine(ctx); err != nil {
 		return err
 	}
-	return nil
+	return a.wireEnrichment()
 }
 
 // deletedDestinationKeep is how long a deleted destination's attempt log and deliveries stay

@@ -98,8 +98,18 @@ func TestUnipileEndToEnd(t *testing.T) {
 		return org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil).JSON["data"].(map[string]any)["status"]
 	}
 	testenv.EventuallyTrue(t, 30*time.Second, "the invitation", func() bool { return status() == "connection_sent" })
-	if n := u.fake.Calls(http.MethodGet, "/api/v1/users/{identifier}", "", ""); n < 1 {
-		t.Error("the lead's profile was not looked up before the invitation")
+	// Enrichment looked the lead up through the seat; the invitation went by the member id it
+	// kept, with no second profile view.
+	if n := u.fake.Calls(http.MethodGet, "/api/v1/users/{identifier}", "", ""); n != 1 {
+		t.Errorf("the lead's profile was looked up %d times, want once", n)
+	}
+	if lead := org.Read.Do(t, "GET", "/api/v1/leads/"+pid, nil).JSON["data"].(map[string]any); lead["enrichment_status"] != "done" ||
+		lead["company"] != "Analytical Ltd" || lead["headline"] != "Head of Engines" {
+		t.Errorf("enrichment through the seat: %v, company %v, headline %v", lead["enrichment_status"], lead["company"], lead["headline"])
+	}
+	limits, code, errOut := u.admin("account", "limits", "--account", acc["account_id"].(string))
+	if used, _ := limits["used"].(map[string]any); code != 0 || used["profile_views_today"] != float64(1) || used["invites_today"] != float64(1) {
+		t.Errorf("the seat's use: %v (exit %d %s)", limits, code, errOut)
 	}
 	if err := u.fake.AcceptInvitation(u.seat.ID, u.ada.ProviderID, unipilefake.AcceptOptions{}); err != nil {
 		t.Fatal(err)

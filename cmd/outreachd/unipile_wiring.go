@@ -104,7 +104,8 @@ func (a *app) wireUnipile(ctx context.Context) (*unipile.Provider, error) {
 	return prov, nil
 }
 
-// wireUnipileEngine runs the outreach engine on Unipile and the wall clock.
+// wireUnipileEngine runs the outreach engine on Unipile and the wall clock, its seats spaced by
+// LINKEDIN_ACTION_SPACING; pushed leads are looked up through the organization's seats.
 func (a *app) wireUnipileEngine(ctx context.Context) error {
 	prov, err := a.wireUnipile(ctx)
 	if err != nil {
@@ -115,10 +116,12 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 		return err
 	}
 	eng, err := engine.New(a.store, prov, d, outreach.SystemClock{}, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, Traces: a.cfg.Traces})
+		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, ActionSpacing: a.cfg.LinkedInActionSpacing,
+		Traces: a.cfg.Traces})
 	if err != nil {
 		return err
 	}
+	a.seatEnricher = eng
 	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
 	return nil

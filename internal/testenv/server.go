@@ -72,6 +72,8 @@ type Server struct {
 
 // StartServer runs `outreachd serve` on dbURL with extra environment (KEY=VALUE) and waits
 // until /readyz answers. The process is killed when the test ends; its log is printed on failure.
+// Its seats act as soon as the schedule and their caps allow (LINKEDIN_ACTION_SPACING=0) unless
+// env says otherwise.
 func StartServer(t testing.TB, dbURL string, env ...string) *Server {
 	t.Helper()
 	return StartServerArgs(t, dbURL, nil, env...)
@@ -82,7 +84,8 @@ func StartServerArgs(t testing.TB, dbURL string, args []string, env ...string) *
 	t.Helper()
 	addr := FreeAddr(t)
 	s := &Server{URL: "http://" + addr, DBURL: dbURL, Args: args, t: t, logs: &bytes.Buffer{}}
-	s.Env = append([]string{"DATABASE_URL=" + dbURL, "HTTP_ADDR=" + addr, "ALLOW_PRIVATE_DESTINATIONS=true", "LOG_LEVEL=warn"}, env...)
+	s.Env = append([]string{"DATABASE_URL=" + dbURL, "HTTP_ADDR=" + addr, "ALLOW_PRIVATE_DESTINATIONS=true", "LOG_LEVEL=warn",
+		"LINKEDIN_ACTION_SPACING=0"}, env...)
 	s.start()
 	t.Cleanup(func() {
 		s.Kill()
