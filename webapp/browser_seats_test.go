@@ -18,15 +18,9 @@ func TestBrowserLinkedInAccounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
-	org := testenv.NewOrg(t, srv)
-	testenv.Admin(t, srv.DBURL, "user", "create", "--org", org.ID, "--email", "ops@acme.test", "--password", scenarioPassword)
+	srv, org := startApp(t)
 	b := newBrowser(t, srv.URL)
-	b.open("/app/login")
-	b.fill("Email", "ops@acme.test")
-	b.fill("Password", scenarioPassword)
-	b.click(button("Sign in"))
-	b.waitText("Event Destinations")
+	b.signIn("ops@acme.test")
 
 	// Connected from the page, at once.
 	b.click("//nav//a[normalize-space(.)='LinkedIn accounts']")
@@ -79,20 +73,18 @@ func TestBrowserLinkedInAccounts(t *testing.T) {
 	// A cap changed on the seat's page: a refused value first, then one the seat has reached.
 	b.click("//a[normalize-space(.)='Change limits']")
 	b.waitText("Default 25.")
-	b.fill("Invitations per day", "-5")
-	b.click(button("Save limits"))
-	b.waitText("Invites per day must be between 0 and 100000, got -5.")
+	invitesPerDay := func(typed, says string, want float64) {
+		b.fill("Invitations per day", typed)
+		b.click(button("Save limits"))
+		b.waitText(says)
+		if got := seats()["limits"].(map[string]any)["invites_per_day"]; got != want {
+			t.Fatalf("after %s was typed, invites_per_day is %v, want %v", typed, got, want)
+		}
+	}
+	invitesPerDay("-5", "Invites per day must be between 0 and 100000, got -5.", 25)
 	b.shot("linkedin-account-refused")
-	if got := seats()["limits"].(map[string]any)["invites_per_day"]; got != 25.0 {
-		t.Fatalf("a refused value was saved: %v", got)
-	}
-	b.fill("Invitations per day", "3")
-	b.click(button("Save limits"))
-	b.waitText("The limits of Sam Seller are saved")
+	invitesPerDay("3", "The limits of Sam Seller are saved", 3)
 	b.waitText("reached: no more until midnight Europe/Dublin")
-	if got := seats()["limits"].(map[string]any)["invites_per_day"]; got != 3.0 {
-		t.Fatalf("invites_per_day after the change: %v", got)
-	}
 
 	// A second seat; the first disconnected (confirmed, naming the seat and its campaign), then
 	// reconnected.

@@ -164,11 +164,7 @@ func TestLinkedInAccountsUnipile(t *testing.T) {
 		return
 	}
 	b := newBrowser(t, e.srv.URL)
-	b.open("/app/login")
-	b.fill("Email", "ops@acme.test")
-	b.fill("Password", "correct horse battery")
-	b.click(button("Sign in"))
-	b.waitText("Event Destinations")
+	b.signIn("ops@acme.test")
 	b.open("/app/linkedin-accounts")
 	b.fill("Seat name", "Omar Okafor")
 	b.click(button("Connect LinkedIn account"))
