@@ -52,7 +52,7 @@ func seatViewOf(row engine.SeatRow, people map[string]string, now time.Time) sea
 		s.Badge, s.BadgeClass = "rate limited", "warn"
 		s.Words = "LinkedIn is refusing its invitations for now; messages and replies still go."
 		if t := parsedTime(row.CooldownUntil); t != nil {
-			s.Words = fmt.Sprintf("Rate limited until %s (%s): LinkedIn is refusing its invitations until then; messages and replies still go.",
+			s.Words = fmt.Sprintf("Rate limited until %s, %s: LinkedIn is refusing its invitations until then; messages and replies still go.",
 				at(*t, loc), inAbout(t.Sub(now)))
 		}
 	default:
@@ -124,7 +124,7 @@ func nextWords(row engine.SeatRow, loc *time.Location, now time.Time) string {
 		return "none while it is disconnected"
 	case row.NextActionAt != nil:
 		if t := parsedTime(row.NextActionAt); t != nil && t.After(now) {
-			return fmt.Sprintf("not before %s (%s): a seat waits a random few minutes between two actions", at(*t, loc), inAbout(t.Sub(now)))
+			return fmt.Sprintf("not before %s, %s: a seat waits a random few minutes between two actions", at(*t, loc), inAbout(t.Sub(now)))
 		}
 	}
 	return "now, as far as its pace goes (inside a campaign's schedule, under the caps below)"
