@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -55,24 +56,12 @@ type EnrichmentConfig struct {
 }
 
 func (c *EnrichmentConfig) setDefaults() {
-	if c.PollInterval == 0 {
-		c.PollInterval = 250 * time.Millisecond
-	}
-	if c.BatchSize == 0 {
-		c.BatchSize = 50
-	}
-	if c.Concurrency == 0 {
-		c.Concurrency = 8
-	}
-	if c.CallTimeout == 0 {
-		c.CallTimeout = 20 * time.Second
-	}
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = 5
-	}
-	if c.RetryBackoff == 0 {
-		c.RetryBackoff = 30 * time.Second
-	}
+	c.PollInterval = cmp.Or(c.PollInterval, 250*time.Millisecond)
+	c.BatchSize = cmp.Or(c.BatchSize, 50)
+	c.Concurrency = cmp.Or(c.Concurrency, 8)
+	c.CallTimeout = cmp.Or(c.CallTimeout, 20*time.Second)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, 5)
+	c.RetryBackoff = cmp.Or(c.RetryBackoff, 30*time.Second)
 }
 
 // Validate refuses settings that cannot work.
