@@ -25,14 +25,10 @@ type blacklistRejectedJSON struct {
 // added and already_present are counts; an entry repeated within one call is already present
 // the second time.
 func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
 	var body struct {
 		Entries []blacklistEntryBody `json:"entries"`
 	}
-	if err := decodeJSON(r, &body); err != nil {
-		s.fail(w, r, err)
+	if !s.decodeWrite(w, r, &body) {
 		return
 	}
 	if len(body.Entries) == 0 || len(body.Entries) > maxBlacklistEntries {

@@ -92,3 +92,11 @@ func parsePage(r *http.Request, maxLimit int) (Page, error) {
 	}
 	return Page{Limit: limit, Offset: offset}, nil
 }
+
+// nonEmpty is s, or nil (JSON null) when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
