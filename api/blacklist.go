@@ -41,7 +41,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 	seen := map[outreach.BlacklistKey]bool{}
 	repeats := 0
 	for _, e := range body.Entries {
-		value, typ := strOrEmpty(e.Value), strOrEmpty(e.Type)
+		value, typ := deref(e.Value), deref(e.Type)
 		var reason string
 		switch {
 		case e.Value == nil:
@@ -140,13 +140,6 @@ func (s *Server) deleteBlacklist(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("blacklist: entry removed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "type", k.Type)
 	writeJSON(w, http.StatusOK, map[string]any{"removed": map[string]string{"value": v.Get("value"), "type": k.Type}})
-}
-
-func strOrEmpty(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // clipText shortens an echoed client string to max runes.

@@ -39,6 +39,16 @@ func decodeJSON(r *http.Request, v any) error {
 	return decodeStrict(body, v)
 }
 
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty one (or one of
+// white space only) leaves v as it is.
+func decodeOptionalJSON(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return decodeStrict(body, v)
+}
+
 func decodeStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return invalid("request body is empty; a JSON object is required")
@@ -99,4 +109,12 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
