@@ -14,12 +14,12 @@ import (
 // kept in step with the provider's status reports, and picked to send from.
 
 // ConnectSeat records a seat the provider connected. Connecting the same provider account again
-// returns the existing row, marked connected.
+// returns the existing row, marked connected (also when a person had disconnected it).
 func ConnectSeat(ctx context.Context, q storage.Querier, orgID, name, providerAccountID string) (storage.LinkedInAccount, error) {
 	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `INSERT INTO linkedin_accounts (id, org_id, name, provider_account_id)
 		SELECT $1, o.id, $3, $4 FROM orgs o WHERE o.id = $2
 		ON CONFLICT (provider_account_id) DO UPDATE SET status = 'connected', disconnected_at = NULL,
-			cooldown_until = NULL, updated_at = now()
+			disconnected_by = NULL, cooldown_until = NULL, updated_at = now()
 		RETURNING `+storage.LinkedInAccountColumns, outreach.NewID("acc"), orgID, name, providerAccountID))
 	if err != nil {
 		return storage.LinkedInAccount{}, storage.NotFound(err, "org "+orgID)

@@ -57,7 +57,7 @@ func readSeatGate(ctx context.Context, q storage.Querier, id string, now time.Ti
 
 // prefixedSeatColumns is storage.LinkedInAccountColumns on the alias a.
 const prefixedSeatColumns = `a.id, a.org_id, a.name, a.provider_account_id, a.status, a.cooldown_until,
-	a.disconnected_at, a.sn_verdict, a.sn_changed_at, a.created_at`
+	a.disconnected_at, a.disconnected_by, a.sn_verdict, a.sn_changed_at, a.created_at`
 
 // seatUse counts what a seat did since dayStart (invitations, messages and replies, profile
 // views) and since weekStart (invitations), and its pending invitations. Actions that surely

@@ -11,7 +11,9 @@ import (
 // applyAccount records a seat's status change and emits its alert.
 func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r reportRow, acc storage.LinkedInAccount) (map[string]any, error) {
 	change, ev, changed := seatReport(e.cfg.PublicURL, r, acc)
-	if !changed {
+	if !changed || (acc.DisconnectedBy != nil && change.Status != acc.Status) {
+		// A seat a person disconnected stays so until it is connected again, whatever the
+		// provider says of its account.
 		return map[string]any{"changed": false}, nil
 	}
 	if err := updateSeat(ctx, tx, acc.ID, change); err != nil {

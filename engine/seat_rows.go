@@ -22,7 +22,14 @@ type SeatRow struct {
 	CooldownUntil *string `json:"cooldown_until"`
 	// DisconnectedAt is when LinkedIn ended the seat's session; null while connected.
 	DisconnectedAt *string `json:"disconnected_at"`
+	// DisconnectedBy is the person who disconnected the seat (user:<id>); null when LinkedIn
+	// ended its session, or while it is connected.
+	DisconnectedBy *string `json:"disconnected_by"`
 	ConnectedAt    string  `json:"connected_at"`
+	// SNVerdict is the Sales Navigator verdict LinkedIn last reported (active, lapsed,
+	// session_expired) and SNChangedAt when; both null while nothing was reported.
+	SNVerdict   *string `json:"sn_verdict"`
+	SNChangedAt *string `json:"sn_changed_at"`
 	// DayZone is the time zone the seat's day counts in (seat_limits.go).
 	DayZone string `json:"day_zone"`
 	// Limits are the seat's caps, Used what it used of them in its current day and week.
@@ -54,7 +61,8 @@ func SeatRows(ctx context.Context, q storage.Querier, orgID string, now time.Tim
 func seatRow(g seatGate, now time.Time) SeatRow {
 	a := g.acc
 	r := SeatRow{AccountID: a.ID, Name: a.Name, ProviderAccountID: a.ProviderAccountID, Status: a.Status,
-		ConnectedAt: outreach.FormatTime(a.CreatedAt), DayZone: g.day.zone, Limits: g.limits, Used: g.use}
+		ConnectedAt: outreach.FormatTime(a.CreatedAt), SNVerdict: a.SNVerdict, SNChangedAt: outreach.FormatTimePtr(a.SNChangedAt),
+		DayZone: g.day.zone, Limits: g.limits, Used: g.use}
 	if g.next != nil && g.next.After(now) {
 		r.NextActionAt = outreach.FormatTimePtr(g.next)
 	}
@@ -62,7 +70,7 @@ func seatRow(g seatGate, now time.Time) SeatRow {
 		r.CooldownUntil = outreach.FormatTimePtr(a.CooldownUntil)
 	}
 	if a.Status == "disconnected" && a.DisconnectedAt != nil {
-		r.DisconnectedAt = outreach.FormatTimePtr(a.DisconnectedAt)
+		r.DisconnectedAt, r.DisconnectedBy = outreach.FormatTimePtr(a.DisconnectedAt), a.DisconnectedBy
 	}
 	return r
 }

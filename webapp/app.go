@@ -110,6 +110,11 @@ type Deps struct {
 	// ClockSpeed is how many times faster than real time DomainNow runs (the simulator's speed);
 	// above 1 every page says where the demo's clock stands. 0 means 1.
 	ClockSpeed float64
+	// Seats connects LinkedIn seats at once (the simulator); SeatLinks through the provider's
+	// hosted sign-in (Unipile), and is used when both are set. With neither, the LinkedIn
+	// accounts page says seats cannot be connected in this process.
+	Seats     SeatConnector
+	SeatLinks SeatLinks
 }
 
 // App serves the pages under /app/.

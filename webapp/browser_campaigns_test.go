@@ -28,20 +28,14 @@ func TestBrowserCampaigns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
-	org := testenv.NewOrg(t, srv)
-	testenv.Admin(t, srv.DBURL, "user", "create", "--org", org.ID, "--email", "ops@acme.test", "--password", scenarioPassword)
+	srv, org := startApp(t)
 	testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Sam Seller")
 	if r := org.Write.Do(t, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{
 		"companies": map[string]any{"exclude": []string{"Globex"}}}}); r.Status != 200 {
 		t.Fatalf("default filters: %d %s", r.Status, r.Body)
 	}
 	s := &campaignScenario{t: t, srv: srv, org: org, b: newBrowser(t, srv.URL), dir: t.TempDir()}
-	s.b.open("/app/login")
-	s.b.fill("Email", "ops@acme.test")
-	s.b.fill("Password", scenarioPassword)
-	s.b.click(button("Sign in"))
-	s.b.waitText("Event Destinations")
+	s.b.signIn("ops@acme.test")
 	start := time.Now()
 	for _, st := range []struct {
 		name string

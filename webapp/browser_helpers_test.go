@@ -19,6 +19,16 @@ import (
 	"outreachd/internal/testenv"
 )
 
+// startApp starts the built binary on a fresh database with its LinkedIn simulator at real
+// speed, and makes an organization with the person ops@acme.test (scenarioPassword).
+func startApp(t *testing.T) (*testenv.Server, testenv.Org) {
+	t.Helper()
+	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
+	org := testenv.NewOrg(t, srv)
+	testenv.Admin(t, srv.DBURL, "user", "create", "--org", org.ID, "--email", "ops@acme.test", "--password", scenarioPassword)
+	return srv, org
+}
+
 // browser is one headless Chromium for a whole test, with a fresh profile.
 type browser struct {
 	t     *testing.T
@@ -84,6 +94,16 @@ func buttonIn(scope, name string) string {
 // field finds the control its <label> names.
 func field(label string) string {
 	return "//*[@id=//label[normalize-space(.)=" + lit(label) + "]/@for]"
+}
+
+// signIn signs in as email (with scenarioPassword) on the sign-in page.
+func (b *browser) signIn(email string) {
+	b.t.Helper()
+	b.open("/app/login")
+	b.fill("Email", email)
+	b.fill("Password", scenarioPassword)
+	b.click(button("Sign in"))
+	b.waitText("Event Destinations")
 }
 
 func (b *browser) click(xpath string) {

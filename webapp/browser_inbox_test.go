@@ -42,9 +42,8 @@ type inboxScenario struct {
 // for an email.
 func newInboxScenario(t *testing.T) *inboxScenario {
 	began := time.Now()
-	srv := testenv.StartServer(t, testenv.DatabaseURL(t), "RATE_LIMIT_PER_MINUTE=100000", "SIMULATOR_SPEED=1")
-	s := &inboxScenario{scenario: &scenario{t: t, srv: srv, org: testenv.NewOrg(t, srv)}, people: map[string]string{}}
-	testenv.Admin(t, srv.DBURL, "user", "create", "--org", s.org.ID, "--email", "ops@acme.test", "--password", scenarioPassword)
+	srv, org := startApp(t)
+	s := &inboxScenario{scenario: &scenario{t: t, srv: srv, org: org}, people: map[string]string{}}
 	testenv.Admin(t, srv.DBURL, "account", "connect", "--org", s.org.ID, "--name", "Sam Seller")
 	r := s.org.Write.Do(t, "POST", "/api/v1/campaigns", map[string]any{"name": "Founders in Dublin",
 		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"},
@@ -84,11 +83,7 @@ func newInboxScenario(t *testing.T) *inboxScenario {
 	t.Logf("set-up took %.1fs", time.Since(began).Seconds())
 	s.b = newBrowser(t, srv.URL)
 	s.start = time.Now()
-	s.b.open("/app/login")
-	s.b.fill("Email", "ops@acme.test")
-	s.b.fill("Password", scenarioPassword)
-	s.b.click(button("Sign in"))
-	s.b.waitText("Event Destinations")
+	s.b.signIn("ops@acme.test")
 	return s
 }
 

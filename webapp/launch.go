@@ -18,7 +18,7 @@ import (
 // and not launched.
 
 // connectSeatHint says where a seat is connected.
-const connectSeatHint = "An operator connects one with outreachd admin account connect --org <organization id> --name <the person's name>; the LinkedIn accounts page lists the seats."
+const connectSeatHint = "Connect one on the LinkedIn accounts page, with Connect LinkedIn account."
 
 // seatChoice is the seat a campaign sends from, as the engine picks it: the first seat the
 // campaign lists, else the organization's oldest, a connected one before a disconnected one.

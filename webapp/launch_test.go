@@ -55,7 +55,7 @@ func TestLaunchPreview(t *testing.T) {
 	noSeat := mk("No seat", outreach.OutreachOutbound, invite)
 	p := launch(noSeat, false)
 	if p.Status != http.StatusOK || !strings.Contains(p.Body, "There is no LinkedIn account to send from") ||
-		!strings.Contains(p.Body, "outreachd admin account connect") || strings.Contains(p.Body, ">Launch campaign</button>") {
+		!strings.Contains(p.Body, "Connect one on the LinkedIn accounts page") || strings.Contains(p.Body, ">Launch campaign</button>") {
 		t.Fatalf("no seat: %d %s", p.Status, p.Body)
 	}
 	if p := launch(noSeat, true); p.Status != http.StatusConflict || statusOf(noSeat) != outreach.CampaignDraft ||

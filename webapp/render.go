@@ -27,6 +27,7 @@ type view struct {
 	D       any
 	Version string
 	Refresh int    // seconds after which the page reloads itself (a running import); 0 never
+	GoTo    string // an address the page goes to at once (the LinkedIn provider's sign-in page)
 	Clock   string // where the demo's clock stands, when it runs faster than real time
 }
 

@@ -48,8 +48,11 @@ type SeatsConfig struct {
 	PublicURL string
 	// LinkTTL is how long a sign-in link works [1h].
 	LinkTTL time.Duration
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// ReturnURL is where Unipile sends the person's browser once they signed in, or failed to
+	// (the application's LinkedIn accounts page); Unipile's own page when empty.
+	ReturnURL string
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // CallbackPath and WebhookPath are where Unipile calls outreachd.
@@ -76,6 +79,9 @@ func (c SeatsConfig) Validate() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("unipile: the public URL %q must be an http(s) origin Unipile can reach", c.PublicURL)
 	}
+	if r, err := url.Parse(c.ReturnURL); c.ReturnURL != "" && (err != nil || (r.Scheme != "http" && r.Scheme != "https") || r.Host == "") {
+		return fmt.Errorf("unipile: the return URL %q must be an absolute http(s) URL", c.ReturnURL)
+	}
 	if c.LinkTTL < 0 {
 		return errors.New("unipile: the sign-in link lifetime must not be negative")
 	}
@@ -98,6 +104,26 @@ func NewSeats(c *Client, store SeatStore, cfg SeatsConfig) (*Seats, error) {
 // account as the seat name of orgID; the link works once, until ExpiresAt. The application's
 // LinkedIn accounts page and `admin account connect` both call it.
 func (s *Seats) ConnectLink(ctx context.Context, orgID, name string) (outreach.ConnectLink, error) {
+	return s.link(ctx, orgID, name, HostedAuthLink{Type: "create", Providers: []string{"LINKEDIN"}})
+}
+
+// ReconnectLink brings back the seat name of orgID whose Unipile account is accountID. When
+// Unipile reports the account working (its sources OK) nobody needs to sign in again: working
+// is true and no link is made, and the caller marks the seat connected. Otherwise it makes a
+// hosted sign-in link of type reconnect for that account, whose call-back is accepted once,
+// as a new seat's is. An account Unipile no longer holds is outreach.ErrUnknownAccount.
+func (s *Seats) ReconnectLink(ctx context.Context, orgID, name, accountID string) (link outreach.ConnectLink, working bool, err error) {
+	a, err := s.account(ctx, accountID)
+	if err != nil || a.Status() == SourceOK {
+		return link, err == nil, err
+	}
+	link, err = s.link(ctx, orgID, name, HostedAuthLink{Type: "reconnect", ReconnectAccount: accountID})
+	return link, false, err
+}
+
+// link makes a hosted sign-in link of the kind l says for the seat name of orgID, keeping its
+// token's hash so that its call-back is recognised.
+func (s *Seats) link(ctx context.Context, orgID, name string, l HostedAuthLink) (outreach.ConnectLink, error) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return outreach.ConnectLink{}, fmt.Errorf("sign-in link token: %w", err)
@@ -108,8 +134,9 @@ func (s *Seats) ConnectLink(ctx context.Context, orgID, name string) (outreach.C
 	if err := s.store.SaveSeatLink(ctx, tokenHash(token), outreach.SeatLink{OrgID: orgID, Name: name, ExpiresAt: expires}); err != nil {
 		return outreach.ConnectLink{}, err
 	}
-	u, err := s.c.CreateHostedAuthLink(ctx, HostedAuthLink{Type: "create", Providers: []string{"LINKEDIN"},
-		ExpiresOn: expires, NotifyURL: s.cfg.PublicURL + CallbackPath, Name: linkPrefix + token})
+	l.ExpiresOn, l.NotifyURL, l.Name = expires, s.cfg.PublicURL+CallbackPath, linkPrefix+token
+	l.SuccessRedirectURL, l.FailureRedirectURL = s.cfg.ReturnURL, s.cfg.ReturnURL
+	u, err := s.c.CreateHostedAuthLink(ctx, l)
 	if err != nil {
 		return outreach.ConnectLink{}, providerError("create a sign-in link", err)
 	}
@@ -119,16 +146,23 @@ func (s *Seats) ConnectLink(ctx context.Context, orgID, name string) (outreach.C
 // CheckAccount confirms Unipile holds a LinkedIn account with this id (GET /accounts/{id}):
 // what binding an existing account as a seat requires. An unknown one is ErrUnknownAccount.
 func (s *Seats) CheckAccount(ctx context.Context, accountID string) error {
+	_, err := s.account(ctx, accountID)
+	return err
+}
+
+// account reads the LinkedIn account accountID; one Unipile does not hold, or of another
+// network, is ErrUnknownAccount.
+func (s *Seats) account(ctx context.Context, accountID string) (Account, error) {
 	a, err := s.c.GetAccount(ctx, accountID)
 	switch {
 	case ClassOf(err) == ClassNotFound:
-		return fmt.Errorf("unipile account %q: %w", accountID, outreach.ErrUnknownAccount)
+		return a, fmt.Errorf("unipile account %q: %w", accountID, outreach.ErrUnknownAccount)
 	case err != nil:
-		return providerError("read account "+accountID, err)
+		return a, providerError("read account "+accountID, err)
 	case a.Type != "" && a.Type != "LINKEDIN":
-		return fmt.Errorf("unipile account %q is a %s account, not LinkedIn: %w", accountID, a.Type, outreach.ErrUnknownAccount)
+		return a, fmt.Errorf("unipile account %q is a %s account, not LinkedIn: %w", accountID, a.Type, outreach.ErrUnknownAccount)
 	}
-	return nil
+	return a, nil
 }
 
 // providerError is a failure of Unipile's, worded for the operator.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"strings"
 	"time"
 
@@ -26,9 +27,9 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	if err := parseFlags(fs, args, "org", "name"); err != nil {
 		return nil, err
 	}
-	n := strings.TrimSpace(*name)
-	if n == "" || len(n) > 200 {
-		return nil, outreach.Invalidf("--name must be 1 to 200 characters")
+	n, err := outreach.SeatName(*name)
+	if err != nil {
+		return nil, fmt.Errorf("--name: %w", err)
 	}
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
@@ -45,11 +46,7 @@ func adminAccountConnect(ctx context.Context, env *adminEnv, fs *flag.FlagSet, a
 	if err != nil {
 		return nil, err
 	}
-	pa, err := sim.ConnectAccount(ctx, *org, n)
-	if err != nil {
-		return nil, err
-	}
-	acc, err := engine.ConnectSeat(ctx, env.store.Pool(), *org, n, pa.ID)
+	acc, err := (simulatedSeats{sim: sim, q: env.store.Pool()}).Connect(ctx, *org, n)
 	if err != nil {
 		return nil, err
 	}

@@ -173,11 +173,7 @@ func (a *app) demoSeat(ctx context.Context, orgID string) (storage.LinkedInAccou
 			return acc, nil
 		}
 	}
-	pa, err := a.sim.ConnectAccount(ctx, orgID, demoSeatName)
-	if err != nil {
-		return storage.LinkedInAccount{}, err
-	}
-	return engine.ConnectSeat(ctx, a.store.Pool(), orgID, demoSeatName, pa.ID)
+	return (simulatedSeats{sim: a.sim, q: a.store.Pool()}).Connect(ctx, orgID, demoSeatName)
 }
 
 // resumableDemo returns the newest demo campaign when it is active and the simulated world knows

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -47,7 +48,8 @@ func newUnipileParts(cfg Config, st *storage.Store, publicURL string) (unipilePa
 	if err != nil {
 		return unipileParts{}, err
 	}
-	seats, err := unipile.NewSeats(client, inbox, unipile.SeatsConfig{PublicURL: publicURL})
+	seats, err := unipile.NewSeats(client, inbox, unipile.SeatsConfig{PublicURL: publicURL,
+		ReturnURL: strings.TrimRight(publicURL, "/") + "/app/linkedin-accounts"})
 	if err != nil {
 		return unipileParts{}, err
 	}

@@ -17,7 +17,7 @@ import (
 
 // wireWebApp builds the application under /app/ from the parts wire made (the destination
 // manager, the hub, the engine's draft desk and replies, the LinkedIn inbox reader, the engine's
-// clock), mounts it on the API's root router and adds its worker (the files of leads imported in
+// clock, how seats connect), mounts it on the API's root router and adds its worker (the files of leads imported in
 // the browser).
 func (a *app) wireWebApp() (*webapp.App, error) {
 	deps := webapp.Deps{Logger: a.log, Destinations: a.apiDeps.Destinations, DomainNow: a.apiDeps.DomainNow}
@@ -40,6 +40,7 @@ func (a *app) wireWebApp() (*webapp.App, error) {
 	if a.clock != nil {
 		deps.ClockSpeed = a.clock.Speed()
 	}
+	a.seatConnection(&deps)
 	w, err := webapp.New(a.store, deps, webapp.Config{PublicURL: a.cfg.PublicURL})
 	if err != nil {
 		return nil, err
