@@ -80,7 +80,7 @@ func (e *Engine) pumpReports(ctx context.Context) error {
 		for i, r := range reps {
 			rows[i] = reportRow{ProviderSeq: r.Seq, Kind: r.Kind, ProviderAccountID: r.AccountID,
 				ProfileKey: r.ProfileKey, ProviderID: r.ProviderID, AttendeeName: r.AttendeeName, ChatID: r.ChatID,
-				MessageID: r.MessageID, Text: r.Text, CooldownHours: r.CooldownHours, At: r.At}
+				MessageID: r.MessageID, Text: r.Text, CooldownHours: r.CooldownHours, CooldownUntil: zeroNil(r.CooldownUntil), At: r.At}
 		}
 		last := reps[len(reps)-1].Seq
 		if err := appendProviderReports(ctx, e.store, e.cfg.ProviderName, last, rows); err != nil {
