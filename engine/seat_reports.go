@@ -18,6 +18,11 @@ func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r reportRow, 
 	if err := updateSeat(ctx, tx, acc.ID, change); err != nil {
 		return nil, err
 	}
+	if change.Status == "connected" && acc.Status != "connected" {
+		if err := wakeCampaigns(ctx, tx, []string{acc.OrgID}, e.clock.Now()); err != nil {
+			return nil, err
+		}
+	}
 	tx.Emit(ev)
 	return map[string]any{"changed": true}, nil
 }
