@@ -60,6 +60,16 @@ func (pi *ProviderInbox) RecordWebhook(ctx context.Context, w outreach.InboundWe
 	return stored, err
 }
 
+// LastWebhookID is the id of the latest webhook of the provider whose dedupe key starts with
+// prefix and not with except (0 when none): what a provider keys a webhook without an id of
+// its own after, so that the same news coming back after other news is news again.
+func (pi *ProviderInbox) LastWebhookID(ctx context.Context, prefix, except string) (int64, error) {
+	var id int64
+	err := pi.st.Pool().QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM provider_webhooks
+		WHERE provider = $1 AND starts_with(dedupe_key, $2) AND NOT starts_with(dedupe_key, $3)`, pi.provider, prefix, except).Scan(&id)
+	return id, err
+}
+
 // RecordReports appends reports a provider found on its own (the reconciliation, a refusal
 // that stops a seat), skipping each one recorded before under the same dedupe key; it returns
 // how many were new.
