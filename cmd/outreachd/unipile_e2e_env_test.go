@@ -332,3 +332,59 @@ func (s *eventSink) settled(t *testing.T, db *storage.Store) {
 			fmt.Sprintf("%d deliveries unfinished, %d queue rows, %d attempts for %d requests", open, queued, attempts, got)
 	})
 }
+
+// waitEnginePass waits until every serving engine has made a whole pass begun after this call:
+// an engine writes its heartbeat at the start of each pass, so a heartbeat after now and then
+// another one after that one enclose a whole pass. A test that must show something did not
+// happen waits for this instead of sleeping.
+func waitEnginePass(t *testing.T, db *storage.Store) {
+	t.Helper()
+	ctx := context.Background()
+	var start time.Time
+	if err := db.Pool().QueryRow(ctx, `SELECT now()`).Scan(&start); err != nil {
+		t.Fatal(err)
+	}
+	seen := func() map[string]time.Time {
+		rows, err := db.Pool().Query(ctx, `SELECT id, seen_at FROM engine_instances`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]time.Time{}
+		for rows.Next() {
+			var id string
+			var at time.Time
+			if err := rows.Scan(&id, &at); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = at
+		}
+		return out
+	}
+	after := func(than func(id string) time.Time) (map[string]time.Time, bool, string) {
+		now := seen()
+		for id, at := range now {
+			if !at.After(than(id)) {
+				return now, false, fmt.Sprintf("engine %s last seen %s", id, at.Format(time.RFC3339Nano))
+			}
+		}
+		return now, len(now) > 0, "no serving engine"
+	}
+	var first map[string]time.Time
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
+		var ok bool
+		var state string
+		first, ok, state = after(func(string) time.Time { return start })
+		return ok, "a heartbeat after the start: " + state
+	})
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
+		_, ok, state := after(func(id string) time.Time { return first[id] })
+		return ok, "a second heartbeat: " + state
+	})
+}
+
+// setCampaignStatus pauses or launches (active) a campaign.
+func setCampaignStatus(t *testing.T, dbURL, campaignID, status string) {
+	t.Helper()
+	testenv.Admin(t, dbURL, "campaign", "set-status", "--campaign", campaignID, "--status", status)
+}
