@@ -101,3 +101,16 @@ func requireWrite(w http.ResponseWriter, r *http.Request) bool {
 	}
 	return true
 }
+
+// decodeWrite opens a handler that changes something with a JSON body: the read_write scope,
+// then the body decoded into v. On failure it has answered.
+func (s *Server) decodeWrite(w http.ResponseWriter, r *http.Request, v any) bool {
+	if !requireWrite(w, r) {
+		return false
+	}
+	if err := decodeJSON(r, v); err != nil {
+		s.fail(w, r, err)
+		return false
+	}
+	return true
+}

@@ -25,14 +25,10 @@ type blacklistRejectedJSON struct {
 // added and already_present are counts; an entry repeated within one call is already present
 // the second time.
 func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
 	var body struct {
 		Entries []blacklistEntryBody `json:"entries"`
 	}
-	if err := decodeJSON(r, &body); err != nil {
-		s.fail(w, r, err)
+	if !s.decodeWrite(w, r, &body) {
 		return
 	}
 	if len(body.Entries) == 0 || len(body.Entries) > maxBlacklistEntries {
@@ -45,7 +41,7 @@ func (s *Server) postBlacklist(w http.ResponseWriter, r *http.Request) {
 	seen := map[outreach.BlacklistKey]bool{}
 	repeats := 0
 	for _, e := range body.Entries {
-		value, typ := strOrEmpty(e.Value), strOrEmpty(e.Type)
+		value, typ := deref(e.Value), deref(e.Type)
 		var reason string
 		switch {
 		case e.Value == nil:
@@ -144,13 +140,6 @@ func (s *Server) deleteBlacklist(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("blacklist: entry removed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "type", k.Type)
 	writeJSON(w, http.StatusOK, map[string]any{"removed": map[string]string{"value": v.Get("value"), "type": k.Type}})
-}
-
-func strOrEmpty(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // clipText shortens an echoed client string to max runes.

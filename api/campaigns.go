@@ -179,11 +179,8 @@ func (s *Server) patchCampaign(w http.ResponseWriter, r *http.Request) {
 // object, no unknown keys at any level.
 func decodeCampaignRequest(r *http.Request) (outreach.CampaignRequest, error) {
 	var req outreach.CampaignRequest
-	body, err := readBody(r)
-	if err != nil {
-		return req, err
-	}
-	return req, decodeStrict(body, &req)
+	err := decodeJSON(r, &req)
+	return req, err
 }
 
 // answerCampaignWrite answers a create or an edit: the campaign and the attachments removed.

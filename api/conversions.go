@@ -94,7 +94,7 @@ func conversionFrom(orgID string, b conversionBody) (storage.Conversion, error) 
 		}
 		c.Meta = m
 	}
-	parts, _ := json.Marshal([]string{c.EventType, linkedin, strOrEmpty(c.ProspectName), strOrEmpty(c.Email)})
+	parts, _ := json.Marshal([]string{c.EventType, linkedin, deref(c.ProspectName), deref(c.Email)})
 	h := sha256.Sum256(parts)
 	c.DedupeKey = h[:]
 	return c, nil

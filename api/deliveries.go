@@ -148,12 +148,5 @@ func (s *Server) recoverDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"recovered": n,
-		"from": outreach.FormatTime(rr.From), "to": outreach.FormatTime(rr.To), "destination_id": nilIfEmpty(rr.DestinationID)}})
-}
-
-func nilIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+		"from": outreach.FormatTime(rr.From), "to": outreach.FormatTime(rr.To), "destination_id": nonEmpty(rr.DestinationID)}})
 }

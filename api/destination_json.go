@@ -91,7 +91,17 @@ type destinationInput struct {
 	rateLimitSet           bool
 }
 
-// decodeDestination reads a create or update body; both endpoints refuse the same input alike.
+// destinationBody reads a create or update body; both endpoints refuse the same input alike. On
+// failure it has answered.
+func (s *Server) destinationBody(w http.ResponseWriter, r *http.Request) (destinationInput, bool) {
+	in, err := decodeDestination(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return in, false
+	}
+	return in, true
+}
+
 func decodeDestination(r *http.Request) (in destinationInput, err error) {
 	if err = decodeJSON(r, &in.destinationRequest); err != nil {
 		return in, err
@@ -110,13 +120,6 @@ func decodeDestination(r *http.Request) (in destinationInput, err error) {
 	}
 	in.channel, err = parseNullable("slack_channel", in.SlackChannel)
 	return in, err
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 type destinationView struct {

@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -125,9 +124,8 @@ func (s *Server) createDestination(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := decodeDestination(r)
-	if err != nil {
-		s.fail(w, r, err)
+	in, ok := s.destinationBody(w, r)
+	if !ok {
 		return
 	}
 	d, generated, err := m.Create(r.Context(), PrincipalFrom(r.Context()).OrgID, delivery.DestinationSpec{
@@ -167,9 +165,8 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in, err := decodeDestination(r)
-	if err != nil {
-		s.fail(w, r, err)
+	in, ok := s.destinationBody(w, r)
+	if !ok {
 		return
 	}
 	if in.Kind != nil && *in.Kind != d.Kind {
@@ -202,19 +199,12 @@ func (s *Server) testDestination(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := readBody(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	var req struct {
 		Event string `json:"event"`
 	}
-	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := decodeStrict(body, &req); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	if err := decodeOptionalJSON(r, &req); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	kind, res, err := m.Test(r.Context(), d, req.Event)
 	if err != nil {

@@ -175,11 +175,16 @@ func parseTargets(b targetsBody) ([]target, error) {
 	return out, nil
 }
 
-// validTargets returns the refs of the entries that name a person and, for each entry, the index of
-// its ref (-1 for a bad entry).
-func validTargets(ts []target) ([]storage.PersonRef, []int) {
+// changePeople carries out a batch change on the people a request names and answers it, one item
+// per entry in request order: change runs once on the entries that name someone (not at all when
+// none does), and item builds each entry's answer from its result, or from nil for an entry that
+// names nobody, and says whether it counts towards the total the answer gives under countKey. It
+// returns that total; on failure it has answered and returns false.
+func changePeople[R, J any](s *Server, w http.ResponseWriter, r *http.Request, ts []target, countKey string,
+	change func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]R, error),
+	item func(t target, res *R) (J, bool)) (int, bool) {
 	var refs []storage.PersonRef
-	idx := make([]int, len(ts))
+	idx := make([]int, len(ts)) // each entry's result in res, -1 for an entry that names nobody
 	for i, t := range ts {
 		idx[i] = -1
 		if t.err == "" {
@@ -187,22 +192,27 @@ func validTargets(ts []target) ([]storage.PersonRef, []int) {
 			refs = append(refs, t.ref)
 		}
 	}
-	return refs, idx
-}
-
-// itemsOf builds the answer of a batch of people, one item per entry in request order: bad for an
-// entry that names nobody, good with the storage result of one that does (idx maps entries to
-// results, validTargets).
-func itemsOf[R, J any](ts []target, idx []int, res []R, bad func(target) J, good func(target, R) J) []J {
-	out := make([]J, len(ts))
-	for i, t := range ts {
-		if idx[i] < 0 {
-			out[i] = bad(t)
-			continue
+	var res []R
+	if len(refs) > 0 {
+		var err error
+		if res, err = change(r.Context(), PrincipalFrom(r.Context()).OrgID, refs); err != nil {
+			s.fail(w, r, err)
+			return 0, false
 		}
-		out[i] = good(t, res[idx[i]])
 	}
-	return out
+	data, n := make([]J, len(ts)), 0
+	for i, t := range ts {
+		var x *R
+		if idx[i] >= 0 {
+			x = &res[idx[i]]
+		}
+		var counted bool
+		if data[i], counted = item(t, x); counted {
+			n++
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), countKey: n})
+	return n, true
 }
 
 type stopItemJSON struct {
@@ -217,30 +227,19 @@ type stopItemJSON struct {
 
 // postInboxStop is POST /inbox/stop.
 func (s *Server) postInboxStop(w http.ResponseWriter, r *http.Request) {
-	ts, refs, idx, ok := s.targetsOf(w, r)
-	if !ok {
-		return
+	stop := func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]storage.StopResult, error) {
+		return s.store.StopPeople(ctx, orgID, refs, actorOf(r), s.domainNow())
 	}
-	var res []storage.StopResult
-	var err error
-	if len(refs) > 0 {
-		if res, err = s.store.StopPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, actorOf(r), s.domainNow()); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	changeTargets(s, w, r, "applied", stop, stopItem)
+}
+
+// stopItem answers one entry of a stop; it counts when the person was found.
+func stopItem(t target, x *storage.StopResult) (stopItemJSON, bool) {
+	if x == nil {
+		return stopItemJSON{Input: t.input, NotFound: true, Error: t.err}, false
 	}
-	applied := 0
-	data := itemsOf(ts, idx, res, func(t target) stopItemJSON {
-		return stopItemJSON{Input: t.input, NotFound: true, Error: t.err}
-	}, func(t target, x storage.StopResult) stopItemJSON {
-		if x.Found {
-			applied++
-		}
-		return stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations,
-			RepliesStopped: x.RepliesStopped, FollowupsClosed: x.FollowupsClosed,
-			CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}
-	})
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "applied": applied})
+	return stopItemJSON{Input: t.input, MatchedConversations: x.MatchedConversations, RepliesStopped: x.RepliesStopped,
+		FollowupsClosed: x.FollowupsClosed, CampaignsPaused: x.CampaignsPaused, NotFound: !x.Found}, x.Found
 }
 
 type blockItemJSON struct {
@@ -254,12 +253,8 @@ type blockItemJSON struct {
 
 // postInboxBlock is POST /inbox/block.
 func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
 	var b blockBody
-	if err := decodeJSON(r, &b); err != nil {
-		s.fail(w, r, err)
+	if !s.decodeWrite(w, r, &b) {
 		return
 	}
 	if b.Reason != nil {
@@ -273,23 +268,19 @@ func (s *Server) postInboxBlock(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	refs, idx := validTargets(ts)
-	var res []storage.BlockResult
-	if len(refs) > 0 {
-		if res, err = s.store.BlockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, b.Reason, actorOf(r), s.domainNow()); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	block := func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]storage.BlockResult, error) {
+		return s.store.BlockPeople(ctx, orgID, refs, b.Reason, actorOf(r), s.domainNow())
 	}
-	blocked := 0
-	data := itemsOf(ts, idx, res, func(t target) blockItemJSON {
-		return blockItemJSON{Input: t.input, Error: t.err}
-	}, func(t target, x storage.BlockResult) blockItemJSON {
-		blocked++
-		return blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
-			FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}
-	})
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "blocked": blocked})
+	changePeople(s, w, r, ts, "blocked", block, blockItem)
+}
+
+// blockItem answers one entry of a block: every person named is blocked, known or not.
+func blockItem(t target, x *storage.BlockResult) (blockItemJSON, bool) {
+	if x == nil {
+		return blockItemJSON{Input: t.input, Error: t.err}, false
+	}
+	return blockItemJSON{Input: t.input, Blocked: true, MatchedConversations: x.MatchedConversations,
+		FollowupsClosed: x.FollowupsClosed, DraftsDismissed: x.DraftsDismissed}, true
 }
 
 // truncate shortens s to at most n bytes on a rune boundary, marking the cut.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -124,30 +125,21 @@ type resumeItemJSON struct {
 
 // postInboxResume is POST /inbox/resume: undoes POST /inbox/stop.
 func (s *Server) postInboxResume(w http.ResponseWriter, r *http.Request) {
-	ts, refs, idx, ok := s.targetsOf(w, r)
-	if !ok {
-		return
+	resume := func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]storage.ResumeResult, error) {
+		return s.store.ResumePeople(ctx, orgID, refs, s.domainNow())
 	}
-	var res []storage.ResumeResult
-	var err error
-	if len(refs) > 0 {
-		if res, err = s.store.ResumePeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs, s.domainNow()); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	if n, ok := changeTargets(s, w, r, "resumed", resume, resumeItem); ok {
+		s.log.Info("inbox: people resumed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "resumed", n)
 	}
-	n := 0
-	data := itemsOf(ts, idx, res, func(t target) resumeItemJSON {
-		return resumeItemJSON{Input: t.input, NotFound: true, Error: t.err}
-	}, func(t target, x storage.ResumeResult) resumeItemJSON {
-		if x.Found {
-			n++
-		}
-		return resumeItemJSON{Input: t.input, Resumed: x.Found, SequencesResumed: x.SequencesResumed,
-			RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
-	})
-	s.log.Info("inbox: people resumed", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "resumed", n)
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "resumed": n})
+}
+
+// resumeItem answers one entry of a resume; it counts when the person was stopped.
+func resumeItem(t target, x *storage.ResumeResult) (resumeItemJSON, bool) {
+	if x == nil {
+		return resumeItemJSON{Input: t.input, NotFound: true, Error: t.err}, false
+	}
+	return resumeItemJSON{Input: t.input, Resumed: x.Found, SequencesResumed: x.SequencesResumed,
+		RepliesResumed: x.RepliesResumed, NotFound: !x.Found}, x.Found
 }
 
 type unblockItemJSON struct {
@@ -160,54 +152,36 @@ type unblockItemJSON struct {
 
 // postInboxUnblock is POST /inbox/unblock: takes people off the do-not-contact list.
 func (s *Server) postInboxUnblock(w http.ResponseWriter, r *http.Request) {
-	ts, refs, idx, ok := s.targetsOf(w, r)
-	if !ok {
-		return
+	unblock := func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]storage.UnblockResult, error) {
+		return s.store.UnblockPeople(ctx, orgID, refs)
 	}
-	var res []storage.UnblockResult
-	var err error
-	if len(refs) > 0 {
-		if res, err = s.store.UnblockPeople(r.Context(), PrincipalFrom(r.Context()).OrgID, refs); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	if n, ok := changeTargets(s, w, r, "unblocked", unblock, unblockItem); ok {
+		s.log.Info("inbox: people unblocked", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "unblocked", n)
 	}
-	n := 0
-	data := itemsOf(ts, idx, res, func(t target) unblockItemJSON {
-		return unblockItemJSON{Input: t.input, NotFound: true, Error: t.err}
-	}, func(t target, x storage.UnblockResult) unblockItemJSON {
-		if x.Found {
-			n++
-		}
-		return unblockItemJSON{Input: t.input, Unblocked: x.Found, RepliesResumed: x.RepliesResumed, NotFound: !x.Found}
-	})
-	s.log.Info("inbox: people unblocked", "org", PrincipalFrom(r.Context()).OrgID, "by", actorOf(r), "unblocked", n)
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "requested": len(ts), "unblocked": n})
 }
 
-// targetsOf checks the scope and reads a body of people (as POST /inbox/stop takes them); on
-// failure it has answered.
-func (s *Server) targetsOf(w http.ResponseWriter, r *http.Request) ([]target, []storage.PersonRef, []int, bool) {
-	if !requireWrite(w, r) {
-		return nil, nil, nil, false
+// unblockItem answers one entry of an unblock; it counts when the person was on the
+// do-not-contact list.
+func unblockItem(t target, x *storage.UnblockResult) (unblockItemJSON, bool) {
+	if x == nil {
+		return unblockItemJSON{Input: t.input, NotFound: true, Error: t.err}, false
 	}
+	return unblockItemJSON{Input: t.input, Unblocked: x.Found, RepliesResumed: x.RepliesResumed, NotFound: !x.Found}, x.Found
+}
+
+// changeTargets reads a body of people as POST /inbox/stop takes them (once the scope is
+// checked) and carries out change on them (changePeople).
+func changeTargets[R, J any](s *Server, w http.ResponseWriter, r *http.Request, countKey string,
+	change func(ctx context.Context, orgID string, refs []storage.PersonRef) ([]R, error),
+	item func(t target, res *R) (J, bool)) (int, bool) {
 	var b targetsBody
-	if err := decodeJSON(r, &b); err != nil {
-		s.fail(w, r, err)
-		return nil, nil, nil, false
+	if !s.decodeWrite(w, r, &b) {
+		return 0, false
 	}
 	ts, err := parseTargets(b)
 	if err != nil {
 		s.fail(w, r, err)
-		return nil, nil, nil, false
+		return 0, false
 	}
-	refs, idx := validTargets(ts)
-	return ts, refs, idx, true
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+	return changePeople(s, w, r, ts, countKey, change, item)
 }

@@ -50,21 +50,23 @@ func (s *Server) intakeURLView(tok storage.IntakeToken, active bool) intakeURLJS
 	return v
 }
 
-// secretBox answers 503 when no box is wired (handler tests of other parts).
-func (s *Server) secretBox(w http.ResponseWriter) (SecretBox, bool) {
+// intakeOf opens the handlers that read or make a campaign's intake URL: the campaign the path
+// names, and the box its token is sealed in (503 when none is wired: handler tests of other
+// parts). On failure it has answered.
+func (s *Server) intakeOf(w http.ResponseWriter, r *http.Request) (string, SecretBox, bool) {
+	id, ok := s.campaignID(w, r)
+	if !ok {
+		return "", nil, false
+	}
 	if s.deps.Secrets == nil {
 		writeError(w, http.StatusServiceUnavailable, CodeNotInProcess, "intake URLs are not available in this process")
-		return nil, false
+		return "", nil, false
 	}
-	return s.deps.Secrets, true
+	return id, s.deps.Secrets, true
 }
 
 func (s *Server) getIntakeURL(w http.ResponseWriter, r *http.Request) {
-	id, ok := s.campaignID(w, r)
-	if !ok {
-		return
-	}
-	box, ok := s.secretBox(w)
+	id, box, ok := s.intakeOf(w, r)
 	if !ok {
 		return
 	}
@@ -82,11 +84,7 @@ func (s *Server) createIntakeURL(w http.ResponseWriter, r *http.Request) {
 	if !requireWrite(w, r) {
 		return
 	}
-	id, ok := s.campaignID(w, r)
-	if !ok {
-		return
-	}
-	box, ok := s.secretBox(w)
+	id, box, ok := s.intakeOf(w, r)
 	if !ok {
 		return
 	}

@@ -39,6 +39,16 @@ func decodeJSON(r *http.Request, v any) error {
 	return decodeStrict(body, v)
 }
 
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an empty one (or one of
+// white space only) leaves v as it is.
+func decodeOptionalJSON(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return decodeStrict(body, v)
+}
+
 func decodeStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return invalid("request body is empty; a JSON object is required")
@@ -91,4 +101,20 @@ func parsePage(r *http.Request, maxLimit int) (Page, error) {
 		return Page{}, err
 	}
 	return Page{Limit: limit, Offset: offset}, nil
+}
+
+// nonEmpty is s, or nil (JSON null) when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 
@@ -96,26 +95,20 @@ func (s *Server) postNeedsHumanDecision(approve bool) http.HandlerFunc {
 		}
 		p := PrincipalFrom(r.Context())
 		d := outreach.DraftDecision{OrgID: p.OrgID, ItemID: mux.Vars(r)["id"], Actor: "key:" + p.KeyID}
-		body, err := readBody(r)
-		if err != nil {
+		var in struct {
+			Text *string `json:"text"`
+		}
+		if err := decodeOptionalJSON(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		if len(bytes.TrimSpace(body)) > 0 {
-			var in struct {
-				Text *string `json:"text"`
-			}
-			if err := decodeStrict(body, &in); err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			if in.Text != nil && !approve {
-				s.fail(w, r, invalidField("text", "only an approval takes a text"))
-				return
-			}
-			d.Text = in.Text
+		if in.Text != nil && !approve {
+			s.fail(w, r, invalidField("text", "only an approval takes a text"))
+			return
 		}
+		d.Text = in.Text
 		var out outreach.DraftOutcome
+		var err error
 		if approve {
 			out, err = s.deps.Drafts.ApproveDraft(r.Context(), d)
 		} else {

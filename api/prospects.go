@@ -54,14 +54,10 @@ func (s *Server) getProspect(w http.ResponseWriter, r *http.Request) {
 
 // patchProspect is PATCH /prospects/{id}: mark one outcome.
 func (s *Server) patchProspect(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
 	var req struct {
 		Outcome *string `json:"outcome"`
 	}
-	if err := decodeJSON(r, &req); err != nil {
-		s.fail(w, r, err)
+	if !s.decodeWrite(w, r, &req) {
 		return
 	}
 	if req.Outcome == nil {

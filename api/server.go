@@ -6,6 +6,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,21 +47,11 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.RateLimitPerMinute == 0 {
-		c.RateLimitPerMinute = 120
-	}
-	if c.InboxRateLimitPerMinute == 0 {
-		c.InboxRateLimitPerMinute = 30
-	}
-	if c.IntakeRateLimitPerMinute == 0 {
-		c.IntakeRateLimitPerMinute = 60
-	}
-	if c.MaxBodyBytes == 0 {
-		c.MaxBodyBytes = 2 << 20
-	}
-	if c.MaxUploadBytes == 0 {
-		c.MaxUploadBytes = 11 << 20
-	}
+	c.RateLimitPerMinute = cmp.Or(c.RateLimitPerMinute, 120)
+	c.InboxRateLimitPerMinute = cmp.Or(c.InboxRateLimitPerMinute, 30)
+	c.IntakeRateLimitPerMinute = cmp.Or(c.IntakeRateLimitPerMinute, 60)
+	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 2<<20)
+	c.MaxUploadBytes = cmp.Or(c.MaxUploadBytes, 11<<20)
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 }
 

@@ -41,14 +41,10 @@ func (s *Server) getDefaultFilters(w http.ResponseWriter, r *http.Request) {
 // putDefaultFilters replaces the defaults: {"hard_filters": {...}}; null or {} clears them.
 // They are validated exactly like a campaign's meta.hard_filters (422 invalid_filters).
 func (s *Server) putDefaultFilters(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
 	var req struct {
 		HardFilters json.RawMessage `json:"hard_filters"`
 	}
-	if err := decodeJSON(r, &req); err != nil {
-		s.fail(w, r, err)
+	if !s.decodeWrite(w, r, &req) {
 		return
 	}
 	if req.HardFilters == nil {

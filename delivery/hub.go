@@ -14,6 +14,7 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,45 +91,21 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.Timeout == 0 {
-		c.Timeout = 10 * time.Second
-	}
+	c.Timeout = cmp.Or(c.Timeout, 10*time.Second)
 	if len(c.RetrySchedule) == 0 {
 		c.RetrySchedule = []time.Duration{0, 30 * time.Second, 5 * time.Minute, 30 * time.Minute}
 	}
-	if c.Jitter == 0 {
-		c.Jitter = 0.1
-	}
-	if c.FirstAttemptSlots == 0 {
-		c.FirstAttemptSlots = 256
-	}
-	if c.RetrySlots == 0 {
-		c.RetrySlots = 64
-	}
-	if c.PerDestination == 0 {
-		c.PerDestination = 32
-	}
-	if c.ClaimBatch == 0 {
-		c.ClaimBatch = 200
-	}
-	if c.Lease == 0 {
-		c.Lease = (queueDepth+1)*c.Timeout + 5*time.Second
-	}
-	if c.DedupeWindow == 0 {
-		c.DedupeWindow = 24 * time.Hour
-	}
-	if c.IdleWake == 0 {
-		c.IdleWake = time.Second
-	}
-	if c.StatsInterval == 0 {
-		c.StatsInterval = 5 * time.Second
-	}
-	if c.ShutdownGrace == 0 {
-		c.ShutdownGrace = 20 * time.Second
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.Jitter = cmp.Or(c.Jitter, 0.1)
+	c.FirstAttemptSlots = cmp.Or(c.FirstAttemptSlots, 256)
+	c.RetrySlots = cmp.Or(c.RetrySlots, 64)
+	c.PerDestination = cmp.Or(c.PerDestination, 32)
+	c.ClaimBatch = cmp.Or(c.ClaimBatch, 200)
+	c.Lease = cmp.Or(c.Lease, (queueDepth+1)*c.Timeout+5*time.Second)
+	c.DedupeWindow = cmp.Or(c.DedupeWindow, 24*time.Hour)
+	c.IdleWake = cmp.Or(c.IdleWake, time.Second)
+	c.StatsInterval = cmp.Or(c.StatsInterval, 5*time.Second)
+	c.ShutdownGrace = cmp.Or(c.ShutdownGrace, 20*time.Second)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 }
 
 // Validate reports a configuration NewHub refuses.

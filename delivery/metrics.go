@@ -12,8 +12,8 @@ const (
 	resultTest    = "test"    // a Test-button send, whatever its outcome
 )
 
-// metrics are the hub's Prometheus series. Every name is listed in dashboards/ and checked there
-// by TestDashboardsNameExportedMetrics.
+// metrics are the hub's Prometheus series. Every name is listed in dashboards/, and a test of two
+// processes (checkDashboardMetrics) checks that each name there is exported.
 type metrics struct {
 	attempts      *prometheus.CounterVec   // event_kind, destination_kind, result
 	outcomes      *prometheus.CounterVec   // event_kind, destination_kind, outcome (succeeded|failed)
@@ -29,15 +29,19 @@ type metrics struct {
 // (the fan-out runs in the business transactions, Store.FanoutCounts): they count what
 // this process committed.
 func newMetrics(reg prometheus.Registerer, fanout func() FanoutCounts) (*metrics, error) {
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	gaugeVec := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	}
 	m := &metrics{
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outreachd_delivery_attempts_total",
-			Help: "Delivery attempts by event kind, destination kind and result (success, retry, failed, test).",
-		}, []string{"event_kind", "destination_kind", "result"}),
-		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outreachd_delivery_outcomes_total",
-			Help: "Finished deliveries by event kind, destination kind and outcome (succeeded, failed).",
-		}, []string{"event_kind", "destination_kind", "outcome"}),
+		attempts: counterVec("outreachd_delivery_attempts_total",
+			"Delivery attempts by event kind, destination kind and result (success, retry, failed, test).",
+			"event_kind", "destination_kind", "result"),
+		outcomes: counterVec("outreachd_delivery_outcomes_total",
+			"Finished deliveries by event kind, destination kind and outcome (succeeded, failed).",
+			"event_kind", "destination_kind", "outcome"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "outreachd_delivery_attempt_duration_seconds",
 			Help:    "Duration of one delivery attempt, by destination kind.",
@@ -48,22 +52,16 @@ func newMetrics(reg prometheus.Registerer, fanout func() FanoutCounts) (*metrics
 			Help:    "From the commit of an event to a destination's 2xx receipt of it.",
 			Buckets: []float64{.005, .01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200},
 		}),
-		queueDepth: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "outreachd_delivery_queue_depth",
-			Help: "Pending deliveries: state=pending all of them (waiting, leased or due), state=due those due now.",
-		}, []string{"state"}),
+		queueDepth: gaugeVec("outreachd_delivery_queue_depth",
+			"Pending deliveries: state=pending all of them (waiting, leased or due), state=due those due now.", "state"),
 		oldestPending: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "outreachd_delivery_oldest_pending_age_seconds",
 			Help: "How long the longest-waiting due delivery has been past its due time (0 when none is due).",
 		}),
-		failing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "outreachd_delivery_destinations_failing",
-			Help: "Enabled destinations whose latest attempts failed (consecutive_failures > 0), by kind.",
-		}, []string{"destination_kind"}),
-		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "outreachd_delivery_in_flight",
-			Help: "Attempts in flight in this process, by budget (first, retry).",
-		}, []string{"budget"}),
+		failing: gaugeVec("outreachd_delivery_destinations_failing",
+			"Enabled destinations whose latest attempts failed (consecutive_failures > 0), by kind.", "destination_kind"),
+		inFlight: gaugeVec("outreachd_delivery_in_flight",
+			"Attempts in flight in this process, by budget (first, retry).", "budget"),
 	}
 	counter := func(name, help string, f func(FanoutCounts) int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f(fanout())) })

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -31,24 +32,12 @@ type RetentionConfig struct {
 }
 
 func (c *RetentionConfig) setDefaults() {
-	if c.Attempts == 0 {
-		c.Attempts = 30 * 24 * time.Hour
-	}
-	if c.Outbox == 0 {
-		c.Outbox = 7 * 24 * time.Hour
-	}
-	if c.Interval == 0 {
-		c.Interval = time.Minute
-	}
-	if c.Batch == 0 {
-		c.Batch = 1000
-	}
-	if c.Pause == 0 {
-		c.Pause = 20 * time.Millisecond
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.Attempts = cmp.Or(c.Attempts, 30*24*time.Hour)
+	c.Outbox = cmp.Or(c.Outbox, 7*24*time.Hour)
+	c.Interval = cmp.Or(c.Interval, time.Minute)
+	c.Batch = cmp.Or(c.Batch, 1000)
+	c.Pause = cmp.Or(c.Pause, 20*time.Millisecond)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 }
 
 // Validate reports a configuration NewRetention refuses.

@@ -20,21 +20,24 @@ type openNeedsHuman struct {
 	ChatID     string
 	AIDraft    string
 	DraftID    *string
-	Resolved   bool
 }
 
-// lockNeedsHuman locks one item of the organization's queue. An unknown item, or another
-// organization's, is outreach.ErrNotFound.
+// lockNeedsHuman locks one open item of the organization's queue for a person's decision. An
+// unknown item, or another organization's, is outreach.ErrNotFound; one already decided
+// (approved or dismissed) is outreach.ErrConflict.
 func lockNeedsHuman(ctx context.Context, tx pgx.Tx, orgID, id string) (openNeedsHuman, error) {
 	var n openNeedsHuman
+	var resolved bool
 	err := tx.QueryRow(ctx, `SELECT id, org_id, prospect_id, chat_id, ai_draft, draft_id, resolved_at IS NOT NULL
 		FROM needs_human WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID).
-		Scan(&n.ID, &n.OrgID, &n.ProspectID, &n.ChatID, &n.AIDraft, &n.DraftID, &n.Resolved)
-	if errors.Is(err, pgx.ErrNoRows) {
+		Scan(&n.ID, &n.OrgID, &n.ProspectID, &n.ChatID, &n.AIDraft, &n.DraftID, &resolved)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return n, outreach.NotFound("needs-human item %s", id)
-	}
-	if err != nil {
+	case err != nil:
 		return n, fmt.Errorf("lock needs-human item: %w", err)
+	case resolved:
+		return n, outreach.Conflictf("needs-human item %s was already approved or dismissed", n.ID)
 	}
 	return n, nil
 }

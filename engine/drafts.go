@@ -50,9 +50,6 @@ func (e *Engine) ApproveDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		if err != nil {
 			return err
 		}
-		if n.Resolved {
-			return outreach.Conflictf("needs-human item %s was already approved or dismissed", n.ID)
-		}
 		text := n.AIDraft
 		if d.Text != nil {
 			text = *d.Text
@@ -115,9 +112,6 @@ func (e *Engine) DismissDraft(ctx context.Context, d outreach.DraftDecision) (ou
 		n, err := lockNeedsHuman(ctx, tx, d.OrgID, d.ItemID)
 		if err != nil {
 			return err
-		}
-		if n.Resolved {
-			return outreach.Conflictf("needs-human item %s was already approved or dismissed", n.ID)
 		}
 		now := e.clock.Now()
 		out = outreach.DraftOutcome{ItemID: n.ID, ChatID: n.ChatID, Status: outreach.DraftDismissed, Text: n.AIDraft, At: now}

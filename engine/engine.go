@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,45 +74,21 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.ProviderName == "" {
-		c.ProviderName = "provider"
-	}
+	c.ProviderName = cmp.Or(c.ProviderName, "provider")
 	if c.InstanceID == "" {
 		c.InstanceID = outreach.NewID("eng")
 	}
-	if c.Tick == 0 {
-		c.Tick = 250 * time.Millisecond
-	}
-	if c.CampaignBatch == 0 {
-		c.CampaignBatch = 100
-	}
-	if c.Lease == 0 {
-		c.Lease = 2 * time.Minute
-	}
-	if c.StallDays == 0 {
-		c.StallDays = 5
-	}
-	if c.InviteExpiry == 0 {
-		c.InviteExpiry = 21 * 24 * time.Hour
-	}
-	if c.ReplyWindow == 0 {
-		c.ReplyWindow = 7 * 24 * time.Hour
-	}
-	if c.BookingHorizonDays == 0 {
-		c.BookingHorizonDays = 14
-	}
-	if c.CallTimeout == 0 {
-		c.CallTimeout = 15 * time.Second
-	}
-	if c.ClockSpeed == 0 {
-		c.ClockSpeed = 1
-	}
-	if c.ActivityLogEvery == 0 {
-		c.ActivityLogEvery = time.Minute
-	}
-	if c.SeatMessageGrace == 0 {
-		c.SeatMessageGrace = 2 * time.Minute
-	}
+	c.Tick = cmp.Or(c.Tick, 250*time.Millisecond)
+	c.CampaignBatch = cmp.Or(c.CampaignBatch, 100)
+	c.Lease = cmp.Or(c.Lease, 2*time.Minute)
+	c.StallDays = cmp.Or(c.StallDays, 5)
+	c.InviteExpiry = cmp.Or(c.InviteExpiry, 21*24*time.Hour)
+	c.ReplyWindow = cmp.Or(c.ReplyWindow, 7*24*time.Hour)
+	c.BookingHorizonDays = cmp.Or(c.BookingHorizonDays, 14)
+	c.CallTimeout = cmp.Or(c.CallTimeout, 15*time.Second)
+	c.ClockSpeed = cmp.Or(c.ClockSpeed, 1)
+	c.ActivityLogEvery = cmp.Or(c.ActivityLogEvery, time.Minute)
+	c.SeatMessageGrace = cmp.Or(c.SeatMessageGrace, 2*time.Minute)
 	c.ActionSpacing = c.ActionSpacing.orDefault()
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -14,26 +15,15 @@ import (
 // Enricher looks up what is publicly known about a person. A profile the provider does not
 // know at all is Person{Found: false} with a nil error; an error means "try again later".
 type Enricher interface {
-	Enrich(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error)
+	Enrich(ctx context.Context, req outreach.LookupRequest) (outreach.PersonLookup, error)
 }
 
 // EnricherFunc adapts a function to Enricher, so cmd can plug in an adapter without a type.
-type EnricherFunc func(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error)
+type EnricherFunc func(ctx context.Context, req outreach.LookupRequest) (outreach.PersonLookup, error)
 
 // Enrich calls f.
-func (f EnricherFunc) Enrich(ctx context.Context, req EnrichRequest) (outreach.PersonLookup, error) {
+func (f EnricherFunc) Enrich(ctx context.Context, req outreach.LookupRequest) (outreach.PersonLookup, error) {
 	return f(ctx, req)
-}
-
-// EnrichRequest is what the service already knows of the person. Its fields are those of
-// adapters/enrichment.Request, in the same order, so one converts to the other.
-type EnrichRequest struct {
-	ProfileKey       string
-	PublicIdentifier string
-	Name             string
-	Company          string
-	Title            string
-	Location         string
 }
 
 // EnrichmentConfig tunes the enrichment worker.
@@ -55,24 +45,12 @@ type EnrichmentConfig struct {
 }
 
 func (c *EnrichmentConfig) setDefaults() {
-	if c.PollInterval == 0 {
-		c.PollInterval = 250 * time.Millisecond
-	}
-	if c.BatchSize == 0 {
-		c.BatchSize = 50
-	}
-	if c.Concurrency == 0 {
-		c.Concurrency = 8
-	}
-	if c.CallTimeout == 0 {
-		c.CallTimeout = 20 * time.Second
-	}
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = 5
-	}
-	if c.RetryBackoff == 0 {
-		c.RetryBackoff = 30 * time.Second
-	}
+	c.PollInterval = cmp.Or(c.PollInterval, 250*time.Millisecond)
+	c.BatchSize = cmp.Or(c.BatchSize, 50)
+	c.Concurrency = cmp.Or(c.Concurrency, 8)
+	c.CallTimeout = cmp.Or(c.CallTimeout, 20*time.Second)
+	c.MaxAttempts = cmp.Or(c.MaxAttempts, 5)
+	c.RetryBackoff = cmp.Or(c.RetryBackoff, 30*time.Second)
 }
 
 // Validate refuses settings that cannot work.
@@ -230,13 +208,13 @@ func (w *EnrichmentWorker) retry(l storage.PendingLead) storage.LeadResolution {
 	return storage.LeadResolution{ID: l.ID, Retry: true, RetryAt: w.now().Add(wait)}
 }
 
-func requestFor(p storage.Prospect) EnrichRequest {
+func requestFor(p storage.Prospect) outreach.LookupRequest {
 	s := func(v *string) string {
 		if v == nil {
 			return ""
 		}
 		return *v
 	}
-	return EnrichRequest{ProfileKey: p.LeadKey, PublicIdentifier: s(p.PublicIdentifier), Name: p.Name,
+	return outreach.LookupRequest{ProfileKey: p.LeadKey, PublicIdentifier: s(p.PublicIdentifier), Name: p.Name,
 		Company: s(p.Company), Title: s(p.Role), Location: s(p.Location)}
 }

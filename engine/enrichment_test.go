@@ -37,7 +37,7 @@ func TestEnrichmentWorkerOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	soft, bank := "Computer Software", "Banking"
-	enr := engine.EnricherFunc(func(_ context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
+	enr := engine.EnricherFunc(func(_ context.Context, r outreach.LookupRequest) (outreach.PersonLookup, error) {
 		switch r.PublicIdentifier {
 		case "found-soft":
 			return outreach.PersonLookup{Found: true, Person: outreach.Person{Industry: &soft}}, nil

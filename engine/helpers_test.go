@@ -161,7 +161,7 @@ func (w *world) push(campaignID string, handles ...string) []string {
 // enrich accepts every pushed lead waiting for enrichment, as the service's worker does.
 func (w *world) enrich() {
 	w.t.Helper()
-	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, engine.EnrichRequest) (outreach.PersonLookup, error) {
+	enr, err := engine.NewEnrichmentWorker(w.st, engine.EnricherFunc(func(context.Context, outreach.LookupRequest) (outreach.PersonLookup, error) {
 		return outreach.PersonLookup{Found: true}, nil
 	}), nil, engine.EnrichmentConfig{})
 	if err != nil {

@@ -19,23 +19,14 @@ import (
 // as a bearer token is looked up as an API key.
 const OAuthTokenPrefix = "oat_"
 
-// ErrInvalidToken is what an AccessTokenVerifier returns (wrapped or not) for a token that is
-// unknown, revoked or expired. Any other error is a server fault: logged, answered 500.
+// ErrInvalidToken is what an AccessTokenVerifier returns (wrapped or not), or
+// outreach.ErrNotFound, for a token that is unknown, revoked or expired. Any other error is a
+// server fault: logged, answered 500.
 var ErrInvalidToken = auth.ErrInvalidToken
-
-// AccessGrant is what an OAuth access token lets its bearer do: act for a user of an
-// organization with a scope ("read" or "read_write") until ExpiresAt.
-type AccessGrant struct {
-	OrgID     string
-	UserID    string
-	ClientID  string
-	Scope     string
-	ExpiresAt time.Time
-}
 
 // AccessTokenVerifier checks an OAuth access token (the authorization server's half).
 type AccessTokenVerifier interface {
-	VerifyAccessToken(ctx context.Context, token string) (AccessGrant, error)
+	VerifyAccessToken(ctx context.Context, token string) (outreach.AccessGrant, error)
 }
 
 // caller is who a request acts for, however it signed in.

@@ -10,16 +10,17 @@ import (
 	"outreachd/api"
 	"outreachd/internal/testenv"
 	"outreachd/mcp"
+	"outreachd/outreach"
 )
 
 // grants is an AccessTokenVerifier standing in for the authorization server.
-type grants map[string]mcp.AccessGrant
+type grants map[string]outreach.AccessGrant
 
-func (g grants) VerifyAccessToken(_ context.Context, token string) (mcp.AccessGrant, error) {
+func (g grants) VerifyAccessToken(_ context.Context, token string) (outreach.AccessGrant, error) {
 	if a, ok := g[token]; ok {
 		return a, nil
 	}
-	return mcp.AccessGrant{}, mcp.ErrInvalidToken
+	return outreach.AccessGrant{}, mcp.ErrInvalidToken
 }
 
 // TestAssistantOAuthTokens plugs an OAuth verifier in, as the service does when its

@@ -21,6 +21,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,21 +57,11 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.RateLimitPerMinute == 0 {
-		c.RateLimitPerMinute = 120
-	}
-	if c.InboxRateLimitPerMinute == 0 {
-		c.InboxRateLimitPerMinute = 30
-	}
-	if c.ProposalTTL == 0 {
-		c.ProposalTTL = 15 * time.Minute
-	}
-	if c.MaxBodyBytes == 0 {
-		c.MaxBodyBytes = 2 << 20
-	}
-	if c.Version == "" {
-		c.Version = "v1"
-	}
+	c.RateLimitPerMinute = cmp.Or(c.RateLimitPerMinute, 120)
+	c.InboxRateLimitPerMinute = cmp.Or(c.InboxRateLimitPerMinute, 30)
+	c.ProposalTTL = cmp.Or(c.ProposalTTL, 15*time.Minute)
+	c.MaxBodyBytes = cmp.Or(c.MaxBodyBytes, 2<<20)
+	c.Version = cmp.Or(c.Version, "v1")
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 }
 

@@ -149,15 +149,26 @@ func validChallenge(c string) bool {
 	return err == nil && len(b) == sha256.Size && len(c) == 43
 }
 
-// authorize shows the consent page, or sends the person to sign in first.
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	req, pageErr, redirErr := s.parseAuthz(r.Context(), r.URL.Query())
+// authzOf reads the authorization request in v (parseAuthz) for the consent page and its form.
+// A request that cannot be answered to its client is refused on a page; any other error goes back
+// to the client's redirect URI. On failure it has answered.
+func (s *Server) authzOf(w http.ResponseWriter, r *http.Request, v url.Values) (authzRequest, bool) {
+	req, pageErr, redirErr := s.parseAuthz(r.Context(), v)
 	if pageErr != "" {
 		s.errorPage(w, r, http.StatusBadRequest, pageErr)
-		return
+		return req, false
 	}
 	if redirErr != nil {
 		s.redirectError(w, r, req, redirErr)
+		return req, false
+	}
+	return req, true
+}
+
+// authorize shows the consent page, or sends the person to sign in first.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	req, ok := s.authzOf(w, r, r.URL.Query())
+	if !ok {
 		return
 	}
 	user, ok := s.users.SignedIn(r)
@@ -179,13 +190,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := r.PostForm
-	req, pageErr, redirErr := s.parseAuthz(r.Context(), form)
-	if pageErr != "" {
-		s.errorPage(w, r, http.StatusBadRequest, pageErr)
-		return
-	}
-	if redirErr != nil {
-		s.redirectError(w, r, req, redirErr)
+	req, ok := s.authzOf(w, r, form)
+	if !ok {
 		return
 	}
 	user, ok := s.users.SignedIn(r)

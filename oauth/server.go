@@ -9,6 +9,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -83,21 +84,11 @@ type Config struct {
 
 func (c *Config) setDefaults() {
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
-	if c.CodeTTL == 0 {
-		c.CodeTTL = 60 * time.Second
-	}
-	if c.AccessTTL == 0 {
-		c.AccessTTL = time.Hour
-	}
-	if c.RefreshTTL == 0 {
-		c.RefreshTTL = 30 * 24 * time.Hour
-	}
-	if c.RegistrationsPerHour == 0 {
-		c.RegistrationsPerHour = 200
-	}
-	if c.RegistrationsPerAddress == 0 {
-		c.RegistrationsPerAddress = 20
-	}
+	c.CodeTTL = cmp.Or(c.CodeTTL, 60*time.Second)
+	c.AccessTTL = cmp.Or(c.AccessTTL, time.Hour)
+	c.RefreshTTL = cmp.Or(c.RefreshTTL, 30*24*time.Hour)
+	c.RegistrationsPerHour = cmp.Or(c.RegistrationsPerHour, 200)
+	c.RegistrationsPerAddress = cmp.Or(c.RegistrationsPerAddress, 20)
 }
 
 // Validate checks the configuration.

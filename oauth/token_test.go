@@ -36,7 +36,7 @@ func TestExchangeCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := AccessGrant{OrgID: e.orgID, UserID: e.user.ID, ClientID: id, Scope: "read_write", ExpiresAt: e.now().Add(time.Hour)}
+	want := outreach.AccessGrant{OrgID: e.orgID, UserID: e.user.ID, ClientID: id, Scope: "read_write", ExpiresAt: e.now().Add(time.Hour)}
 	if !g.ExpiresAt.Equal(want.ExpiresAt) || g.OrgID != want.OrgID || g.UserID != want.UserID || g.ClientID != id || g.Scope != want.Scope {
 		t.Fatalf("grant %+v, want %+v", g, want)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"outreachd/outreach"
 )
@@ -15,27 +14,17 @@ import (
 // wraps outreach.ErrNotFound, so callers that treat "not found" as "not signed in" need no mapping.
 var ErrInvalidToken = outreach.NotFound("invalid or expired access token")
 
-// AccessGrant is what a live access token allows: act for the user in the organization with the
-// scope consented ("read" or "read_write").
-type AccessGrant struct {
-	OrgID     string
-	UserID    string
-	ClientID  string
-	Scope     string
-	ExpiresAt time.Time
-}
-
 // VerifyAccessToken checks an access token for the MCP server.
-func (s *Server) VerifyAccessToken(ctx context.Context, token string) (AccessGrant, error) {
+func (s *Server) VerifyAccessToken(ctx context.Context, token string) (outreach.AccessGrant, error) {
 	if !strings.HasPrefix(token, "oat_") {
-		return AccessGrant{}, ErrInvalidToken
+		return outreach.AccessGrant{}, ErrInvalidToken
 	}
 	g, expires, err := s.db.verifyAccess(ctx, hash(token), s.now())
 	if errors.Is(err, outreach.ErrNotFound) {
-		return AccessGrant{}, ErrInvalidToken
+		return outreach.AccessGrant{}, ErrInvalidToken
 	}
 	if err != nil {
-		return AccessGrant{}, fmt.Errorf("verify access token: %w", err)
+		return outreach.AccessGrant{}, fmt.Errorf("verify access token: %w", err)
 	}
-	return AccessGrant{OrgID: g.OrgID, UserID: g.UserID, ClientID: g.ClientID, Scope: g.Scope, ExpiresAt: expires}, nil
+	return outreach.AccessGrant{OrgID: g.OrgID, UserID: g.UserID, ClientID: g.ClientID, Scope: g.Scope, ExpiresAt: expires}, nil
 }

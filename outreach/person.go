@@ -29,6 +29,18 @@ type PersonLookup struct {
 	Person
 }
 
+// LookupRequest is what the service already knows of a person when it asks an enrichment
+// provider about them: the lead's key and handle, its name, and the company, title and location
+// the client pushed, which a provider keeps over what it would say itself.
+type LookupRequest struct {
+	ProfileKey       string
+	PublicIdentifier string
+	Name             string
+	Company          string
+	Title            string
+	Location         string
+}
+
 // Facts are what the filters can see of the person.
 func (p Person) Facts() Facts {
 	return Facts{Location: p.Location, Role: p.Role, Company: p.Company, Industry: p.Industry,

@@ -10,6 +10,7 @@
 package webapp
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -55,30 +56,14 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.SessionIdle == 0 {
-		c.SessionIdle = 12 * time.Hour
-	}
-	if c.SessionAbsolute == 0 {
-		c.SessionAbsolute = 7 * 24 * time.Hour
-	}
-	if c.MaxFailuresPerAccount == 0 {
-		c.MaxFailuresPerAccount = 5
-	}
-	if c.MaxFailuresPerAddress == 0 {
-		c.MaxFailuresPerAddress = 50
-	}
-	if c.FailureWindow == 0 {
-		c.FailureWindow = 15 * time.Minute
-	}
-	if c.MaxImportRows == 0 {
-		c.MaxImportRows = 10_000
-	}
-	if c.MaxImportBytes == 0 {
-		c.MaxImportBytes = 10 << 20
-	}
-	if c.ImportPoll == 0 {
-		c.ImportPoll = 2 * time.Second
-	}
+	c.SessionIdle = cmp.Or(c.SessionIdle, 12*time.Hour)
+	c.SessionAbsolute = cmp.Or(c.SessionAbsolute, 7*24*time.Hour)
+	c.MaxFailuresPerAccount = cmp.Or(c.MaxFailuresPerAccount, 5)
+	c.MaxFailuresPerAddress = cmp.Or(c.MaxFailuresPerAddress, 50)
+	c.FailureWindow = cmp.Or(c.FailureWindow, 15*time.Minute)
+	c.MaxImportRows = cmp.Or(c.MaxImportRows, 10_000)
+	c.MaxImportBytes = cmp.Or(c.MaxImportBytes, 10<<20)
+	c.ImportPoll = cmp.Or(c.ImportPoll, 2*time.Second)
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 }
 

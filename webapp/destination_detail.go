@@ -256,13 +256,21 @@ func (a *App) rotateSecret(w http.ResponseWriter, r *http.Request, u User) {
 	a.showDestination(w, r, u, d, http.StatusOK, detailExtra{flash: msg, newSecret: generated})
 }
 
-func (a *App) resendDelivery(w http.ResponseWriter, r *http.Request, u User) {
+// hubDestinationOf opens Resend and Recover (action): the destination the path names, and the
+// delivery hub they go through (503 when it does not run in this process). On failure it has
+// answered.
+func (a *App) hubDestinationOf(w http.ResponseWriter, r *http.Request, u User, action string) (delivery.Destination, bool) {
 	d, ok := a.destinationOf(w, r, u)
-	if !ok {
-		return
+	if ok && a.deps.Hub == nil {
+		a.renderError(w, r, http.StatusServiceUnavailable, action+" is not available: the delivery hub is not running in this process.")
+		return d, false
 	}
-	if a.deps.Hub == nil {
-		a.renderError(w, r, http.StatusServiceUnavailable, "Resend is not available: the delivery hub is not running in this process.")
+	return d, ok
+}
+
+func (a *App) resendDelivery(w http.ResponseWriter, r *http.Request, u User) {
+	d, ok := a.hubDestinationOf(w, r, u, "Resend")
+	if !ok {
 		return
 	}
 	id := r.PostFormValue("delivery_id")
@@ -279,12 +287,8 @@ func (a *App) resendDelivery(w http.ResponseWriter, r *http.Request, u User) {
 }
 
 func (a *App) recoverDeliveries(w http.ResponseWriter, r *http.Request, u User) {
-	d, ok := a.destinationOf(w, r, u)
+	d, ok := a.hubDestinationOf(w, r, u, "Recover")
 	if !ok {
-		return
-	}
-	if a.deps.Hub == nil {
-		a.renderError(w, r, http.StatusServiceUnavailable, "Recover is not available: the delivery hub is not running in this process.")
 		return
 	}
 	raw := strings.TrimSpace(r.PostFormValue("since"))

@@ -55,17 +55,18 @@ type dncData struct {
 	Who     map[string]string // the organization's people, id -> email
 }
 
-// pageOf reads the page number of one list (?entries=2) and the offset it starts at.
-func pageOf(r *http.Request, name string) (int, int) {
+// listPage reads the page of one list the query asks for (?entries=2; the first when it names
+// none, or a bad one) through list, given the page's offset, and fills the list's links: the
+// same page with only this list's number changed.
+func listPage[T any](r *http.Request, name string, list func(offset int) ([]T, int, error)) (dncList[T], error) {
 	n, err := strconv.Atoi(r.URL.Query().Get(name))
 	if err != nil || n < 1 || n > 100_000 {
 		n = 1
 	}
-	return n, (n - 1) * dncPerPage
-}
-
-// paged fills a list's links: the same page with only this list's number changed.
-func paged[T any](r *http.Request, name string, rows []T, total, n int) dncList[T] {
+	rows, total, err := list((n - 1) * dncPerPage)
+	if err != nil {
+		return dncList[T]{}, err
+	}
 	l := dncList[T]{Rows: rows, Total: total, Page: n}
 	link := func(p int) string {
 		q := r.URL.Query()
@@ -79,7 +80,7 @@ func paged[T any](r *http.Request, name string, rows []T, total, n int) dncList[
 	if n*dncPerPage < total {
 		l.Next = link(n + 1)
 	}
-	return l
+	return l, nil
 }
 
 func (a *App) doNotContactPage(w http.ResponseWriter, r *http.Request, u User) {
@@ -98,28 +99,24 @@ func (a *App) showDoNotContact(w http.ResponseWriter, r *http.Request, u User, s
 		a.fail(w, r, err)
 		return
 	}
-	en, eo := pageOf(r, "entries")
-	entries, total, err := a.store.ListBlacklist(ctx, storage.BlacklistQuery{OrgID: u.OrgID, Text: q, ListedOnly: true,
-		Limit: dncPerPage, Offset: eo})
+	d.Entries, err = listPage(r, "entries", func(offset int) ([]storage.BlacklistEntry, int, error) {
+		return a.store.ListBlacklist(ctx, storage.BlacklistQuery{OrgID: u.OrgID, Text: q, ListedOnly: true,
+			Limit: dncPerPage, Offset: offset})
+	})
+	if err == nil {
+		d.Stopped, err = listPage(r, "stopped", func(offset int) ([]storage.StoppedPerson, int, error) {
+			return a.store.ListStopped(ctx, storage.PeopleQuery{OrgID: u.OrgID, Text: q, Limit: dncPerPage, Offset: offset})
+		})
+	}
+	if err == nil {
+		d.Blocked, err = listPage(r, "blocked", func(offset int) ([]storage.BlockedPerson, int, error) {
+			return a.store.ListBlocked(ctx, storage.PeopleQuery{OrgID: u.OrgID, Text: q, Limit: dncPerPage, Offset: offset})
+		})
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	d.Entries = paged(r, "entries", entries, total, en)
-	sn, so := pageOf(r, "stopped")
-	stopped, total, err := a.store.ListStopped(ctx, storage.PeopleQuery{OrgID: u.OrgID, Text: q, Limit: dncPerPage, Offset: so})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	d.Stopped = paged(r, "stopped", stopped, total, sn)
-	bn, bo := pageOf(r, "blocked")
-	blocked, total, err := a.store.ListBlocked(ctx, storage.PeopleQuery{OrgID: u.OrgID, Text: q, Limit: dncPerPage, Offset: bo})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	d.Blocked = paged(r, "blocked", blocked, total, bn)
 	a.render(w, r, status, "do_not_contact", view{Title: "Do not contact", Nav: "do-not-contact",
 		Flash: dncFlashes[r.URL.Query().Get("done")], Error: problem, D: d})
 }

@@ -58,13 +58,19 @@ func (a *App) needsHumanPage(w http.ResponseWriter, r *http.Request, u User) {
 		D: needsHumanData{Items: items, Total: total}})
 }
 
-func itemID(w http.ResponseWriter, r *http.Request, a *App) (string, bool) {
+// decisionOf opens Approve and Dismiss: u's decision on the item the path names, which the
+// engine (Drafts) carries out. On failure it has answered.
+func (a *App) decisionOf(w http.ResponseWriter, r *http.Request, u User) (outreach.DraftDecision, bool) {
 	id := mux.Vars(r)["id"]
 	if !outreach.ValidID("nhu", id) {
 		a.fail(w, r, outreach.NotFound("needs-human item %s", id))
-		return "", false
+		return outreach.DraftDecision{}, false
 	}
-	return id, true
+	if a.deps.Drafts == nil {
+		a.renderError(w, r, http.StatusServiceUnavailable, "Drafts cannot be decided in this process.")
+		return outreach.DraftDecision{}, false
+	}
+	return outreach.DraftDecision{OrgID: u.OrgID, ItemID: id, Actor: "user:" + u.ID}, true
 }
 
 // failDecision explains a refused decision on the page.
@@ -77,15 +83,10 @@ func (a *App) failDecision(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (a *App) approveDraft(w http.ResponseWriter, r *http.Request, u User) {
-	id, ok := itemID(w, r, a)
+	d, ok := a.decisionOf(w, r, u)
 	if !ok {
 		return
 	}
-	if a.deps.Drafts == nil {
-		a.renderError(w, r, http.StatusServiceUnavailable, "Drafts cannot be decided in this process.")
-		return
-	}
-	d := outreach.DraftDecision{OrgID: u.OrgID, ItemID: id, Actor: "user:" + u.ID}
 	edited := r.PostFormValue("edited") == "yes"
 	text := strings.TrimSpace(strings.ReplaceAll(r.PostFormValue("text"), "\r\n", "\n"))
 	if edited {
@@ -100,7 +101,7 @@ func (a *App) approveDraft(w http.ResponseWriter, r *http.Request, u User) {
 		d.Text = &text
 	}
 	if r.PostFormValue("confirm") != "yes" {
-		a.confirmApproval(w, r, u, id, edited, text)
+		a.confirmApproval(w, r, u, d.ItemID, edited, text)
 		return
 	}
 	out, err := a.deps.Drafts.ApproveDraft(r.Context(), d)
@@ -108,7 +109,7 @@ func (a *App) approveDraft(w http.ResponseWriter, r *http.Request, u User) {
 		a.failDecision(w, r, err)
 		return
 	}
-	a.log.Info("webapp: draft approved", "item", id, "status", out.Status, "user", u.ID)
+	a.log.Info("webapp: draft approved", "item", d.ItemID, "status", out.Status, "user", u.ID)
 	status := out.Status
 	if status == outreach.DraftDismissed {
 		status = "notsent"
@@ -144,15 +145,11 @@ func (a *App) confirmApproval(w http.ResponseWriter, r *http.Request, u User, id
 }
 
 func (a *App) dismissDraft(w http.ResponseWriter, r *http.Request, u User) {
-	id, ok := itemID(w, r, a)
+	d, ok := a.decisionOf(w, r, u)
 	if !ok {
 		return
 	}
-	if a.deps.Drafts == nil {
-		a.renderError(w, r, http.StatusServiceUnavailable, "Drafts cannot be decided in this process.")
-		return
-	}
-	if _, err := a.deps.Drafts.DismissDraft(r.Context(), outreach.DraftDecision{OrgID: u.OrgID, ItemID: id, Actor: "user:" + u.ID}); err != nil {
+	if _, err := a.deps.Drafts.DismissDraft(r.Context(), d); err != nil {
 		a.failDecision(w, r, err)
 		return
 	}

@@ -2,6 +2,7 @@ package drafter
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,18 +29,10 @@ type OpenAIConfig struct {
 }
 
 func (c *OpenAIConfig) setDefaults() {
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
-	}
-	if c.Timeout == 0 {
-		c.Timeout = 30 * time.Second
-	}
-	if c.MaxTokens == 0 {
-		c.MaxTokens = 300
-	}
-	if c.Temperature == 0 {
-		c.Temperature = 0.4
-	}
+	c.HTTPClient = cmp.Or(c.HTTPClient, &http.Client{})
+	c.Timeout = cmp.Or(c.Timeout, 30*time.Second)
+	c.MaxTokens = cmp.Or(c.MaxTokens, 300)
+	c.Temperature = cmp.Or(c.Temperature, 0.4)
 }
 
 // Validate reports a configuration that cannot work.

@@ -19,22 +19,11 @@ import (
 // Enricher fills the person block (outreach.Person) for one lead. Nil is unknown, which the
 // filters treat differently from a known mismatch (filter_unknown_only).
 type Enricher interface {
-	Enrich(ctx context.Context, req Request) (outreach.PersonLookup, error)
+	Enrich(ctx context.Context, req outreach.LookupRequest) (outreach.PersonLookup, error)
 }
 
 // ErrNotFound means the provider does not know the profile at all; the lead stays unenriched.
 var ErrNotFound = errors.New("enrichment: profile not found")
-
-// Request is what the service already knows. Company, Title and Location come from the
-// client's push and win over what the provider would say.
-type Request struct {
-	ProfileKey       string
-	PublicIdentifier string
-	Name             string
-	Company          string
-	Title            string
-	Location         string
-}
 
 // SimConfig tunes the Simulator.
 type SimConfig struct {
@@ -61,7 +50,7 @@ func NewSimulator(cfg SimConfig) (*Simulator, error) {
 var _ Enricher = (*Simulator)(nil)
 
 // Enrich returns the simulated person for req.
-func (s *Simulator) Enrich(ctx context.Context, req Request) (outreach.PersonLookup, error) {
+func (s *Simulator) Enrich(ctx context.Context, req outreach.LookupRequest) (outreach.PersonLookup, error) {
 	if s.cfg.Latency > 0 {
 		t := time.NewTimer(s.cfg.Latency)
 		defer t.Stop()

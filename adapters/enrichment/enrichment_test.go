@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"outreachd/outreach"
 )
 
 func newSim(t *testing.T, cfg SimConfig) *Simulator {
@@ -23,7 +25,7 @@ func TestSimulatorDeterministic(t *testing.T) {
 	a, b, other := newSim(t, SimConfig{Seed: 1}), newSim(t, SimConfig{Seed: 1}), newSim(t, SimConfig{Seed: 2})
 	differs := false
 	for i := range 200 {
-		req := Request{ProfileKey: fmt.Sprintf("linkedin.com/in/p-%d", i)}
+		req := outreach.LookupRequest{ProfileKey: fmt.Sprintf("linkedin.com/in/p-%d", i)}
 		pa, errA := a.Enrich(ctx, req)
 		pb, errB := b.Enrich(ctx, req)
 		if !reflect.DeepEqual(pa, pb) || (errA == nil) != (errB == nil) {
@@ -42,7 +44,7 @@ func TestSimulatorCoverage(t *testing.T) {
 	s := newSim(t, SimConfig{Seed: 5})
 	var notFound, noIndustry, noSize, full int
 	for i := range 1000 {
-		p, err := s.Enrich(ctx, Request{ProfileKey: fmt.Sprintf("k%d", i)})
+		p, err := s.Enrich(ctx, outreach.LookupRequest{ProfileKey: fmt.Sprintf("k%d", i)})
 		switch {
 		case errors.Is(err, ErrNotFound):
 			notFound++
@@ -71,7 +73,7 @@ func TestSimulatorCoverage(t *testing.T) {
 func TestSimulatorKeepsPushedFields(t *testing.T) {
 	s := newSim(t, SimConfig{})
 	for i := range 50 {
-		req := Request{ProfileKey: fmt.Sprintf("k%d", i), Company: "Acme GmbH", Title: "CFO", Location: "Vienna, Austria"}
+		req := outreach.LookupRequest{ProfileKey: fmt.Sprintf("k%d", i), Company: "Acme GmbH", Title: "CFO", Location: "Vienna, Austria"}
 		p, err := s.Enrich(context.Background(), req)
 		if errors.Is(err, ErrNotFound) {
 			continue
@@ -89,7 +91,7 @@ func TestSimulatorLatencyHonoursContext(t *testing.T) {
 	s := newSim(t, SimConfig{Latency: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if _, err := s.Enrich(ctx, Request{ProfileKey: "k"}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := s.Enrich(ctx, outreach.LookupRequest{ProfileKey: "k"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package linkedin
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -27,25 +28,14 @@ type SimConfig struct {
 }
 
 func (c *SimConfig) setDefaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	if c.AcceptRate == 0 {
-		c.AcceptRate = 0.4
-	}
-	def(&c.AcceptDelayMin, time.Hour)
-	def(&c.AcceptDelayMax, 96*time.Hour)
-	def(&c.ReplyDelayMin, 10*time.Minute)
-	def(&c.ReplyDelayMax, 36*time.Hour)
-	def(&c.RateLimitCooldown, 24*time.Hour)
-	if c.DailyInviteLimit == 0 {
-		c.DailyInviteLimit = 40
-	}
-	if c.DisconnectPerDay == 0 {
-		c.DisconnectPerDay = 0.002
-	}
+	c.AcceptRate = cmp.Or(c.AcceptRate, 0.4)
+	c.AcceptDelayMin = cmp.Or(c.AcceptDelayMin, time.Hour)
+	c.AcceptDelayMax = cmp.Or(c.AcceptDelayMax, 96*time.Hour)
+	c.ReplyDelayMin = cmp.Or(c.ReplyDelayMin, 10*time.Minute)
+	c.ReplyDelayMax = cmp.Or(c.ReplyDelayMax, 36*time.Hour)
+	c.RateLimitCooldown = cmp.Or(c.RateLimitCooldown, 24*time.Hour)
+	c.DailyInviteLimit = cmp.Or(c.DailyInviteLimit, 40)
+	c.DisconnectPerDay = cmp.Or(c.DisconnectPerDay, 0.002)
 }
 
 // Validate reports a configuration the simulator cannot honour.

@@ -6,6 +6,7 @@ package slack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,12 +50,8 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.APIURL == "" {
-		c.APIURL = slack.APIURL
-	}
-	if c.UserAgent == "" {
-		c.UserAgent = webhook.DefaultUserAgent
-	}
+	c.APIURL = cmp.Or(c.APIURL, slack.APIURL)
+	c.UserAgent = cmp.Or(c.UserAgent, webhook.DefaultUserAgent)
 	if !strings.HasSuffix(c.APIURL, "/") {
 		c.APIURL += "/"
 	}

@@ -11,6 +11,7 @@
 package unipile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -43,15 +44,9 @@ const (
 )
 
 func (c *Config) setDefaults() {
-	if c.Timeout == 0 {
-		c.Timeout = defaultTimeout
-	}
-	if c.MaxResponseBytes == 0 {
-		c.MaxResponseBytes = defaultMaxResponseBytes
-	}
-	if c.MaxErrorBodyBytes == 0 {
-		c.MaxErrorBodyBytes = defaultMaxErrorBodyBytes
-	}
+	c.Timeout = cmp.Or(c.Timeout, defaultTimeout)
+	c.MaxResponseBytes = cmp.Or(c.MaxResponseBytes, defaultMaxResponseBytes)
+	c.MaxErrorBodyBytes = cmp.Or(c.MaxErrorBodyBytes, defaultMaxErrorBodyBytes)
 }
 
 // Validate reports a configuration NewClient would refuse; zero durations and sizes mean the

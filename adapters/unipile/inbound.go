@@ -2,6 +2,7 @@ package unipile
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -53,12 +54,8 @@ type InboundConfig struct {
 }
 
 func (c *InboundConfig) setDefaults() {
-	if c.MaxBytes == 0 {
-		c.MaxBytes = DefaultMaxWebhookBytes
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.MaxBytes = cmp.Or(c.MaxBytes, DefaultMaxWebhookBytes)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -1,6 +1,7 @@
 package unipile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,21 +62,11 @@ type ProviderConfig struct {
 }
 
 func (c *ProviderConfig) setDefaults() {
-	if c.InviteCooldown == 0 {
-		c.InviteCooldown = 24 * time.Hour
-	}
-	if c.ThrottleCooldown == 0 {
-		c.ThrottleCooldown = time.Hour
-	}
-	if c.MaxPages == 0 {
-		c.MaxPages = 20
-	}
-	if c.InboxDetails == 0 {
-		c.InboxDetails = 100
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.InviteCooldown = cmp.Or(c.InviteCooldown, 24*time.Hour)
+	c.ThrottleCooldown = cmp.Or(c.ThrottleCooldown, time.Hour)
+	c.MaxPages = cmp.Or(c.MaxPages, 20)
+	c.InboxDetails = cmp.Or(c.InboxDetails, 100)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Now == nil {
 		c.Now = time.Now
 	}

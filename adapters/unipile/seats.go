@@ -1,6 +1,7 @@
 package unipile
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -62,12 +63,8 @@ const linkPrefix = "outreachd:"
 
 func (c *SeatsConfig) setDefaults() {
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
-	if c.LinkTTL == 0 {
-		c.LinkTTL = time.Hour
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.LinkTTL = cmp.Or(c.LinkTTL, time.Hour)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Now == nil {
 		c.Now = time.Now
 	}

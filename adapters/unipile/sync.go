@@ -1,6 +1,7 @@
 package unipile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,24 +53,12 @@ type SyncConfig struct {
 }
 
 func (c *SyncConfig) setDefaults() {
-	if c.Interval == 0 {
-		c.Interval = 15 * time.Minute
-	}
-	if c.Tick == 0 {
-		c.Tick = min(time.Minute, c.Interval)
-	}
-	if c.Lease == 0 {
-		c.Lease = 5 * time.Minute
-	}
-	if c.Overlap == 0 {
-		c.Overlap = 10 * time.Minute
-	}
-	if c.KeepWebhooks == 0 {
-		c.KeepWebhooks = 30 * 24 * time.Hour
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.Interval = cmp.Or(c.Interval, 15*time.Minute)
+	c.Tick = cmp.Or(c.Tick, min(time.Minute, c.Interval))
+	c.Lease = cmp.Or(c.Lease, 5*time.Minute)
+	c.Overlap = cmp.Or(c.Overlap, 10*time.Minute)
+	c.KeepWebhooks = cmp.Or(c.KeepWebhooks, 30*24*time.Hour)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -51,15 +52,9 @@ const (
 )
 
 func (c *Config) setDefaults() {
-	if c.Timeout == 0 {
-		c.Timeout = defaultTimeout
-	}
-	if c.UserAgent == "" {
-		c.UserAgent = DefaultUserAgent
-	}
-	if c.MaxResponseBytes == 0 {
-		c.MaxResponseBytes = defaultMaxResponseBytes
-	}
+	c.Timeout = cmp.Or(c.Timeout, defaultTimeout)
+	c.UserAgent = cmp.Or(c.UserAgent, DefaultUserAgent)
+	c.MaxResponseBytes = cmp.Or(c.MaxResponseBytes, defaultMaxResponseBytes)
 }
 
 // Validate reports a configuration NewSender would refuse. Zero values are

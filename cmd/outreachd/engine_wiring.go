@@ -122,8 +122,8 @@ func (a *app) wireEnrichment() error {
 		if sim, err = enrichment.NewSimulator(enrichment.SimConfig{Seed: a.cfg.SimulatorSeed}); err != nil {
 			return err
 		}
-		w, err = engine.NewEnrichmentWorker(a.store, engine.EnricherFunc(func(ctx context.Context, r engine.EnrichRequest) (outreach.PersonLookup, error) {
-			p, err := sim.Enrich(ctx, enrichment.Request(r))
+		w, err = engine.NewEnrichmentWorker(a.store, engine.EnricherFunc(func(ctx context.Context, r outreach.LookupRequest) (outreach.PersonLookup, error) {
+			p, err := sim.Enrich(ctx, r)
 			if errors.Is(err, enrichment.ErrNotFound) {
 				return outreach.PersonLookup{}, nil
 			}

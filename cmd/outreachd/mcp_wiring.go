@@ -1,23 +1,9 @@
 package main
 
 import (
-	"context"
-
 	"outreachd/api"
 	"outreachd/mcp"
-	"outreachd/oauth"
 )
-
-// oauthTokens lets the assistant server check the access tokens the authorization server issued.
-type oauthTokens struct{ s *oauth.Server }
-
-func (o oauthTokens) VerifyAccessToken(ctx context.Context, token string) (mcp.AccessGrant, error) {
-	g, err := o.s.VerifyAccessToken(ctx, token)
-	if err != nil {
-		return mcp.AccessGrant{}, err
-	}
-	return mcp.AccessGrant(g), nil
-}
 
 // wireAssistant builds the assistant (MCP) server and mounts it at /mcp through a.apiDeps. Its
 // tools run the REST endpoints in process on an api.Server of their own (the same store and

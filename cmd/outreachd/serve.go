@@ -112,7 +112,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := a.wireAssistant(oauthTokens{oa}); err != nil {
+	if err := a.wireAssistant(oa); err != nil {
 		return err
 	}
 	srv, err := api.NewServer(st, a.apiDeps, api.Config{

@@ -13,6 +13,7 @@
 package unipilefake
 
 import (
+	"cmp"
 	"errors"
 	"maps"
 	"net/http"
@@ -41,18 +42,10 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() {
-	if c.PageSize == 0 {
-		c.PageSize = 2
-	}
-	if c.WebhookAttempts == 0 {
-		c.WebhookAttempts = 6
-	}
-	if c.WebhookRetryDelay == 0 {
-		c.WebhookRetryDelay = 10 * time.Millisecond
-	}
-	if c.WebhookTimeout == 0 {
-		c.WebhookTimeout = 5 * time.Second
-	}
+	c.PageSize = cmp.Or(c.PageSize, 2)
+	c.WebhookAttempts = cmp.Or(c.WebhookAttempts, 6)
+	c.WebhookRetryDelay = cmp.Or(c.WebhookRetryDelay, 10*time.Millisecond)
+	c.WebhookTimeout = cmp.Or(c.WebhookTimeout, 5*time.Second)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
