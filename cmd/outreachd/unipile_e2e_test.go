@@ -32,22 +32,8 @@ func TestUnipileEndToEnd(t *testing.T) {
 		t.Fatalf("connect by id: %d %s", code, errOut)
 	}
 
-	r := org.Write.Do(t, "POST", "/api/v1/campaigns", map[string]any{"name": "Engines",
-		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"},
-		"sequence": []map[string]any{
-			{"type": "connect", "text": "Hi {first_name}, I build engines too."},
-			{"type": "message", "delay_days": 0, "text": "Thanks for connecting, {first_name}!"}}})
-	if r.Status != 200 {
-		t.Fatalf("create campaign: %d %s", r.Status, r.Body)
-	}
-	cid := r.JSON["item"].(map[string]any)["id"].(string)
-	testenv.Admin(t, u.srv.DBURL, "campaign", "set-status", "--campaign", cid, "--status", "active")
-	r = org.Write.Do(t, "POST", "/api/v1/campaigns/"+cid+"/leads", map[string]any{"leads": []map[string]any{
-		{"linkedin_url": "https://www.linkedin.com/in/ada-lovelace", "name": "Ada Lovelace"}}})
-	if r.Status != 202 {
-		t.Fatalf("push: %d %s", r.Status, r.Body)
-	}
-	pid := r.JSON["accepted"].([]any)[0].(map[string]any)["lead_id"].(string)
+	cid := launchCampaign(t, org, u.srv.DBURL, "Engines")
+	pid := pushPeople(t, org, cid, []unipilefake.Person{ada})[0]
 	status := func() any {
 		return org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil).JSON["data"].(map[string]any)["status"]
 	}
@@ -81,7 +67,7 @@ func TestUnipileEndToEnd(t *testing.T) {
 		return item != nil
 	})
 	mine := "Hi Ada, happy to: what address should I write to?"
-	r = org.Write.Do(t, "POST", "/api/v1/needs-human/"+item["id"].(string)+"/approve", map[string]any{"text": mine})
+	r := org.Write.Do(t, "POST", "/api/v1/needs-human/"+item["id"].(string)+"/approve", map[string]any{"text": mine})
 	if d, _ := r.JSON["data"].(map[string]any); r.Status != 200 || d["status"] != "sent" {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}

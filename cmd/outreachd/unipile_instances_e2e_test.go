@@ -186,7 +186,7 @@ func TestUnipileTwoInstances(t *testing.T) {
 		if i == len(items)-1 {
 			via = instances
 		}
-		statuses := make([]int, len(via))
+		codes := make([]int, len(via))
 		var wg sync.WaitGroup
 		for j, c := range via {
 			wg.Go(func() {
@@ -194,12 +194,12 @@ func TestUnipileTwoInstances(t *testing.T) {
 				if d, _ := r.JSON["data"].(map[string]any); r.Status == 200 && d["status"] != "sent" {
 					t.Errorf("approve %s: %s", id, r.Body)
 				}
-				statuses[j] = r.Status
+				codes[j] = r.Status
 			})
 		}
 		wg.Wait()
-		if n := count(statuses, 200); n != 1 || count(statuses, 409) != len(via)-1 {
-			t.Errorf("approving %s through %d instances: %v; want one 200 and the rest 409", id, len(via), statuses)
+		if n := count(codes, 200); n != 1 || count(codes, 409) != len(via)-1 {
+			t.Errorf("approving %s through %d instances: %v; want one 200 and the rest 409", id, len(via), codes)
 		}
 	}
 	fake.WaitWebhooks()

@@ -118,4 +118,3 @@ func TestUnipileRateLimited(t *testing.T) {
 		}
 	}
 }
-
