@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"math"
 	"strings"
 	"time"
 
@@ -217,19 +216,20 @@ func finishView(ctx context.Context, tx pgx.Tx, view *action, r callResult, p *e
 }
 
 // seatTold records what a provider's refusal says about the seat itself: rate limited (it cools
-// down until the provider's retry time, else a day) or disconnected (it stops until the provider
-// reports it connected again), with the alert the same report would emit. The seat is locked.
+// down until the provider's retry time, to the second, else a day) or disconnected (it stops
+// until the provider reports it connected again), with the alert the same report would emit.
+// The seat is locked.
 func (e *Engine) seatTold(ctx context.Context, tx *storage.Tx, accountID string, err error, now time.Time) error {
 	var r reportRow
 	switch {
 	case errors.Is(err, outreach.ErrAccountDisconnected):
 		r = reportRow{Kind: outreach.ReportAccountDisconnected, At: now}
 	case errors.Is(err, outreach.ErrRateLimited):
-		hours := 24
+		until := now.Add(24 * time.Hour)
 		if _, at := outreach.LinkedInRetryable(err); at.After(now) {
-			hours = int(math.Ceil(at.Sub(now).Hours()))
+			until = at
 		}
-		r = reportRow{Kind: outreach.ReportAccountRateLimited, At: now, CooldownHours: hours}
+		r = reportRow{Kind: outreach.ReportAccountRateLimited, At: now, CooldownUntil: &until}
 	default:
 		return nil
 	}

@@ -77,10 +77,27 @@ func updateSeat(ctx context.Context, tx pgx.Tx, id string, c seatChange) error {
 	return err
 }
 
-// liftRateLimits returns seats whose cooldown ended to connected.
+// liftRateLimits returns seats whose cooldown ended to connected, and wakes their
+// organizations' campaigns.
 func liftRateLimits(ctx context.Context, q storage.Querier, now time.Time) error {
-	_, err := q.Exec(ctx, `UPDATE linkedin_accounts SET status = 'connected', cooldown_until = NULL, updated_at = now()
-		WHERE status = 'rate_limited' AND cooldown_until <= $1`, now)
+	rows, err := q.Query(ctx, `UPDATE linkedin_accounts SET status = 'connected', cooldown_until = NULL, updated_at = now()
+		WHERE status = 'rate_limited' AND cooldown_until <= $1 RETURNING org_id`, now)
+	if err != nil {
+		return err
+	}
+	orgs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(orgs) == 0 {
+		return err
+	}
+	return wakeCampaigns(ctx, q, orgs, now)
+}
+
+// wakeCampaigns has the sequencer look at once at the active campaigns of organizations whose
+// seat may act again (its cooldown ended, it was reconnected): a campaign that found its seat
+// down was put off by a quarter of an hour, and a cooldown can be a matter of seconds.
+func wakeCampaigns(ctx context.Context, q storage.Querier, orgIDs []string, now time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE campaigns SET engine_next_at = LEAST(coalesce(engine_next_at, $2), $2)
+		WHERE status = 'active' AND org_id = ANY($1)`, orgIDs, now)
 	return err
 }
 

@@ -43,6 +43,7 @@ type reportRow struct {
 	MessageID         string
 	Text              string
 	CooldownHours     int
+	CooldownUntil     *time.Time // nil: At plus CooldownHours (cooldownEnd)
 	At                time.Time
 	State             string
 	Result            map[string]any
@@ -52,13 +53,13 @@ type reportRow struct {
 const reportColumns = `id, source, coalesce(provider, ''), coalesce(provider_seq, 0), kind, coalesce(org_id, ''),
 	coalesce(account_id, ''), coalesce(provider_account_id, ''), coalesce(prospect_id, ''), coalesce(profile_key, ''),
 	coalesce(provider_id, ''), coalesce(attendee_name, ''), coalesce(chat_id, ''), coalesce(message_id, ''),
-	coalesce(text, ''), coalesce(cooldown_hours, 0), at, state, result, coalesce(error, '')`
+	coalesce(text, ''), coalesce(cooldown_hours, 0), cooldown_until, at, state, result, coalesce(error, '')`
 
 func scanReport(row pgx.Row) (reportRow, error) {
 	var r reportRow
 	err := row.Scan(&r.ID, &r.Source, &r.Provider, &r.ProviderSeq, &r.Kind, &r.OrgID, &r.AccountID, &r.ProviderAccountID,
 		&r.ProspectID, &r.ProfileKey, &r.ProviderID, &r.AttendeeName, &r.ChatID, &r.MessageID, &r.Text, &r.CooldownHours,
-		&r.At, &r.State, &r.Result, &r.Error)
+		&r.CooldownUntil, &r.At, &r.State, &r.Result, &r.Error)
 	return r, err
 }
 
@@ -86,12 +87,12 @@ func appendProviderReports(ctx context.Context, st Store, provider string, curso
 		batch := &pgx.Batch{}
 		for _, r := range reports {
 			batch.Queue(`INSERT INTO provider_reports (source, provider, provider_seq, kind, provider_account_id,
-				profile_key, provider_id, attendee_name, chat_id, message_id, text, cooldown_hours, at)
-				VALUES ('provider', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+				profile_key, provider_id, attendee_name, chat_id, message_id, text, cooldown_hours, cooldown_until, at)
+				VALUES ('provider', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 				ON CONFLICT (provider, provider_seq) DO NOTHING`,
 				provider, r.ProviderSeq, r.Kind, r.ProviderAccountID, nullable(r.ProfileKey), nullable(r.ProviderID),
 				nullable(r.AttendeeName), nullable(r.ChatID), nullable(r.MessageID), nullable(r.Text),
-				r.CooldownHours, r.At)
+				r.CooldownHours, r.CooldownUntil, r.At)
 		}
 		batch.Queue(`INSERT INTO provider_cursors (provider, seq) VALUES ($1, $2)
 			ON CONFLICT (provider) DO UPDATE SET seq = GREATEST(provider_cursors.seq, excluded.seq), updated_at = now()`,

@@ -284,4 +284,12 @@ func (e *Engine) callCtx(ctx context.Context) (context.Context, context.CancelFu
 
 func timePtr(t time.Time) *time.Time { return &t }
 
+// zeroNil is &t, or nil for the zero time.
+func zeroNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
 func days(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }

@@ -60,6 +60,16 @@ func (pi *ProviderInbox) RecordWebhook(ctx context.Context, w outreach.InboundWe
 	return stored, err
 }
 
+// LastWebhookID is the id of the latest webhook of the provider whose dedupe key starts with
+// prefix and not with except (0 when none): what a provider keys a webhook without an id of
+// its own after, so that the same news coming back after other news is news again.
+func (pi *ProviderInbox) LastWebhookID(ctx context.Context, prefix, except string) (int64, error) {
+	var id int64
+	err := pi.st.Pool().QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM provider_webhooks
+		WHERE provider = $1 AND starts_with(dedupe_key, $2) AND NOT starts_with(dedupe_key, $3)`, pi.provider, prefix, except).Scan(&id)
+	return id, err
+}
+
 // RecordReports appends reports a provider found on its own (the reconciliation, a refusal
 // that stops a seat), skipping each one recorded before under the same dedupe key; it returns
 // how many were new.
@@ -85,13 +95,13 @@ func insertDedupedReports(ctx context.Context, tx *storage.Tx, provider string, 
 			return n, outreach.Invalidf("report %s has no dedupe key", r.Kind)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO provider_reports (source, provider, dedupe_key, kind, provider_account_id,
-				profile_key, provider_id, attendee_name, chat_id, message_id, text, cooldown_hours, at)
+				profile_key, provider_id, attendee_name, chat_id, message_id, text, cooldown_hours, cooldown_until, at)
 			SELECT 'provider', $1, $2, $3, a.provider_account_id,
 				coalesce((SELECT p.lead_key FROM prospects p WHERE p.org_id = a.org_id AND p.lead_key = ANY(k.keys)
 					ORDER BY array_position(k.keys, p.lead_key) LIMIT 1),
 					(SELECT h.key FROM unnest(k.keys) WITH ORDINALITY AS h(key, n) WHERE h.key LIKE 'in:%' ORDER BY h.n LIMIT 1),
 					$5::text),
-				$6::text, $7::text, $8::text, $9::text, $10::text, $11::int, $12::timestamptz
+				$6::text, $7::text, $8::text, $9::text, $10::text, $11::int, $13::timestamptz, $12::timestamptz
 			FROM linkedin_accounts a
 			CROSS JOIN LATERAL (SELECT array_remove(ARRAY[
 				(SELECT c.lead_key FROM chats c WHERE c.account_id = a.id AND c.provider_chat_id = $8::text),
@@ -101,7 +111,8 @@ func insertDedupedReports(ctx context.Context, tx *storage.Tx, provider string, 
 			WHERE a.provider_account_id = $4::text
 			ON CONFLICT (provider, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING`,
 			provider, r.DedupeKey, r.Kind, r.AccountID, nullable(r.ProfileKey), nullable(r.ProviderID),
-			nullable(r.AttendeeName), nullable(r.ChatID), nullable(r.MessageID), nullable(r.Text), r.CooldownHours, r.At)
+			nullable(r.AttendeeName), nullable(r.ChatID), nullable(r.MessageID), nullable(r.Text), r.CooldownHours, r.At,
+			zeroNil(r.CooldownUntil))
 		if err != nil {
 			return n, fmt.Errorf("store %s report: %w", r.Kind, err)
 		}

@@ -80,7 +80,7 @@ func (e *Engine) pumpReports(ctx context.Context) error {
 		for i, r := range reps {
 			rows[i] = reportRow{ProviderSeq: r.Seq, Kind: r.Kind, ProviderAccountID: r.AccountID,
 				ProfileKey: r.ProfileKey, ProviderID: r.ProviderID, AttendeeName: r.AttendeeName, ChatID: r.ChatID,
-				MessageID: r.MessageID, Text: r.Text, CooldownHours: r.CooldownHours, At: r.At}
+				MessageID: r.MessageID, Text: r.Text, CooldownHours: r.CooldownHours, CooldownUntil: zeroNil(r.CooldownUntil), At: r.At}
 		}
 		last := reps[len(reps)-1].Seq
 		if err := appendProviderReports(ctx, e.store, e.cfg.ProviderName, last, rows); err != nil {
@@ -249,7 +249,9 @@ func (e *Engine) scheduleAfterAccept(ctx context.Context, tx *storage.Tx, p *eng
 	return lowerCampaignNext(ctx, tx, campaignID, next)
 }
 
-// applyAccept records an accepted invitation and schedules the first message.
+// applyAccept records an accepted invitation and schedules the first message, also in a paused
+// campaign (the message waits for the campaign to run again; with nothing scheduled but the
+// invitation's expiry, it would wait three weeks).
 func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r reportRow, acc storage.LinkedInAccount) (map[string]any, error) {
 	p, found, err := findReportProspect(ctx, tx, acc.OrgID, r.ProfileKey, acc.ID)
 	if r.Source == reportFromOperator && r.ProspectID != "" {
@@ -276,7 +278,8 @@ func (e *Engine) applyAccept(ctx context.Context, tx *storage.Tx, r reportRow, a
 	}
 	unpaused := p
 	unpaused.PausedAt = nil
-	if !halted(unpaused) && p.WithdrawnAt == nil && camp.Status == string(outreach.CampaignActive) {
+	running := camp.Status == string(outreach.CampaignActive) || camp.Status == string(outreach.CampaignPaused)
+	if !halted(unpaused) && p.WithdrawnAt == nil && running {
 		steps, _, err := outreach.ParseSequence(camp.Sequence, camp.OutreachType)
 		if err != nil {
 			return nil, err

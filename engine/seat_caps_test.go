@@ -193,29 +193,55 @@ func TestSeatCapAcrossEngines(t *testing.T) {
 }
 
 // TestSeatToldRateLimited: a seat whose invitation LinkedIn refuses for a rate limit cools
-// down until the provider's retry time, with one account_rate_limited alert, and invites again
-// after it.
+// down until the provider's retry time, to the second, with one account_rate_limited alert, and
+// invites again after it.
 func TestSeatToldRateLimited(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []time.Duration{6 * time.Hour, 30 * time.Second} {
+		t.Run(wait.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, monday, worldOpt{})
+			li := w.useFaulty(engineCfg(""))
+			w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), handles("cool", 3)...)
+			until := monday.Add(wait)
+			li.refuseNext("SendInvite", &outreach.LinkedInError{Kind: outreach.ErrRateLimited, RetryAt: until, Err: errors.New("429 from the test")})
+			w.passes(2)
+			w.want("invite_sent", 0)
+			if got := w.countKind(outreach.EventAccountRateLimited); got != 1 {
+				t.Fatalf("%d account_rate_limited events, want 1", got)
+			}
+			var status string
+			var cooldown time.Time
+			if err := w.st.Pool().QueryRow(w.ctx, `SELECT status, cooldown_until FROM linkedin_accounts WHERE id = $1`, w.acc.ID).
+				Scan(&status, &cooldown); err != nil || status != "rate_limited" || !cooldown.Equal(until) {
+				t.Fatalf("seat %s until %s (%v), want rate_limited until %s", status, cooldown, err, until)
+			}
+			w.clock.Set(until.Add(time.Minute))
+			w.passes(2)
+			w.want("invite_sent", 3)
+		})
+	}
+}
+
+// TestSeatBackWakesCampaigns: a campaign that found its seat down is put off by a quarter of an
+// hour, but the seat's reconnection has the sequencer look at it again at once.
+func TestSeatBackWakesCampaigns(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{})
 	li := w.useFaulty(engineCfg(""))
-	w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), handles("cool", 3)...)
-	until := monday.Add(6 * time.Hour)
-	li.refuseNext("SendInvite", &outreach.LinkedInError{Kind: outreach.ErrRateLimited, RetryAt: until, Err: errors.New("429 from the test")})
+	w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), handles("back", 2)...)
+	li.refuseNext("SendInvite", &outreach.LinkedInError{Kind: outreach.ErrAccountDisconnected, Err: errors.New("401 from the test")})
 	w.passes(2)
 	w.want("invite_sent", 0)
-	if got := w.countKind(outreach.EventAccountRateLimited); got != 1 {
-		t.Fatalf("%d account_rate_limited events, want 1", got)
+	if got := w.countKind(outreach.EventAccountDisconnected); got != 1 {
+		t.Fatalf("%d account_disconnected events, want 1", got)
 	}
-	var status string
-	var cooldown time.Time
-	if err := w.st.Pool().QueryRow(w.ctx, `SELECT status, cooldown_until FROM linkedin_accounts WHERE id = $1`, w.acc.ID).
-		Scan(&status, &cooldown); err != nil || status != "rate_limited" || !cooldown.Equal(until) {
-		t.Fatalf("seat %s until %s (%v), want rate_limited until %s", status, cooldown, err, until)
+	w.clock.Set(monday.Add(time.Minute))
+	if _, err := w.cliEngine().Simulate(w.ctx, engine.OperatorReport{Kind: outreach.ReportAccountReconnected, AccountID: w.acc.ID}, 0); err != nil {
+		t.Fatal(err)
 	}
-	w.clock.Set(until.Add(time.Minute))
 	w.passes(2)
-	w.want("invite_sent", 3)
+	w.want("invite_sent", 2)
 }
 
 func TestSeatLimitsValidated(t *testing.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"outreachd/outreach"
@@ -18,6 +19,11 @@ func (e *Engine) applyAccount(ctx context.Context, tx *storage.Tx, r reportRow, 
 	}
 	if err := updateSeat(ctx, tx, acc.ID, change); err != nil {
 		return nil, err
+	}
+	if change.Status == "connected" && acc.Status != "connected" {
+		if err := wakeCampaigns(ctx, tx, []string{acc.OrgID}, e.clock.Now()); err != nil {
+			return nil, err
+		}
 	}
 	tx.Emit(ev)
 	return map[string]any{"changed": true}, nil
@@ -49,8 +55,8 @@ func seatReport(publicURL string, r reportRow, acc storage.LinkedInAccount) (cha
 		kind = outreach.EventAccountReconnected
 		block.Status, block.ReconnectedAt = "connected", outreach.FormatTime(r.At)
 	case outreach.ReportAccountRateLimited:
-		hours := max(r.CooldownHours, 1)
-		until := r.At.Add(time.Duration(hours) * time.Hour)
+		until := r.cooldownEnd()
+		hours := max(int(math.Ceil(until.Sub(r.At).Hours())), 1)
 		if acc.Status == "rate_limited" && acc.CooldownUntil != nil && until.Before(acc.CooldownUntil.Add(time.Hour)) {
 			// The limit the seat is under, reported again (it ends no later, or by less than the
 			// hour the alert counts in): nothing new to tell.
@@ -81,4 +87,13 @@ func seatReport(publicURL string, r reportRow, acc storage.LinkedInAccount) (cha
 		return change, ev, false
 	}
 	return change, outreach.NewEvent(kind, acc.OrgID, r.At, outreach.EventData{Account: block}), true
+}
+
+// cooldownEnd is when a rate limit ends: the moment the provider gave, else At plus the hours it
+// gave (at least one).
+func (r reportRow) cooldownEnd() time.Time {
+	if r.CooldownUntil != nil {
+		return *r.CooldownUntil
+	}
+	return r.At.Add(time.Duration(max(r.CooldownHours, 1)) * time.Hour)
 }

@@ -64,3 +64,23 @@ func TestSeatReport(t *testing.T) {
 		})
 	}
 }
+
+// A rate limit the provider gave to the second (a Retry-After of seconds) ends then, not at the
+// next whole hour; the alert still counts whole hours, rounded up. The same limit told again
+// (the provider's report after the engine's own) changes nothing.
+func TestSeatReportCooldownToTheSecond(t *testing.T) {
+	at := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	until := at.Add(30 * time.Second)
+	r := reportRow{Kind: outreach.ReportAccountRateLimited, CooldownHours: 1, CooldownUntil: &until, At: at}
+	change, ev, changed := seatReport("https://app.test", r, storage.LinkedInAccount{ID: "acc_1", OrgID: "org_1", Status: "connected"})
+	if !changed || change.CooldownUntil == nil || !change.CooldownUntil.Equal(until) {
+		t.Fatalf("changed %v, cooldown until %v; want until %s", changed, change.CooldownUntil, until)
+	}
+	if a := ev.Data.Account; a.CooldownHours != 1 || a.CooldownUntil != outreach.FormatTime(until) {
+		t.Fatalf("alert %+v, want 1 hour until %s", a, until)
+	}
+	if _, _, again := seatReport("https://app.test", r, storage.LinkedInAccount{ID: "acc_1", OrgID: "org_1", Status: "rate_limited",
+		CooldownUntil: &until}); again {
+		t.Fatal("the same rate limit told twice raised a second alert")
+	}
+}

@@ -138,7 +138,10 @@ type LinkedInReport struct {
 	ChatID        string
 	MessageID     string
 	Text          string // message_received: the lead's text, which is data only
-	CooldownHours int    // account_rate_limited: how long invitations are refused
+	CooldownHours int    // account_rate_limited: how long invitations are refused, in whole hours
+	// CooldownUntil is, on account_rate_limited, when the seat may act again as the provider
+	// said it (a Retry-After of seconds); zero when it gave only CooldownHours (from At).
+	CooldownUntil time.Time
 	At            time.Time
 	// DedupeKey names the fact itself, from the provider's own ids (a message's id, the member
 	// who accepted): whoever reports the same fact again (a webhook delivered twice, the

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"outreachd/outreach"
@@ -30,6 +31,9 @@ type Inbox interface {
 	RecordWebhook(ctx context.Context, w outreach.InboundWebhook) (bool, error)
 	// RememberMembers keeps which member id has which public handle.
 	RememberMembers(ctx context.Context, members []outreach.MemberHandle) error
+	// LastWebhookID is the id of the latest webhook stored whose dedupe key starts with prefix
+	// and not with except; 0 when there is none.
+	LastWebhookID(ctx context.Context, prefix, except string) (int64, error)
 }
 
 // Responder answers a request the way the service's API does, so that its one mapping of
@@ -183,15 +187,32 @@ func (in *Inbound) understand(ctx context.Context, ev Event, raw []byte) (outrea
 		hook.Reports = append(hook.Reports, acceptReport(rel.AccountID, rel.UserProviderID, handle, rel.UserFullName, now))
 		in.remember(ctx, rel.UserProviderID, handleOf(handle))
 	case EventAccountStatus:
-		bucket := statusBucket(now)
-		hook.DedupeKey = "status:" + ev.Status.AccountID + ":" + ev.Status.Message + ":" + bucket
-		if rep, ok := statusReport(ev.Status.AccountID, ev.Status.Message, now, bucket); ok {
+		occurrence, err := in.statusOccurrence(ctx, ev.Status.AccountID, ev.Status.Message, now)
+		if err != nil {
+			return hook, err
+		}
+		hook.DedupeKey = statusKey(ev.Status.AccountID, ev.Status.Message, occurrence)
+		if rep, ok := statusReport(ev.Status.AccountID, ev.Status.Message, now, hook.DedupeKey); ok {
 			hook.Reports = append(hook.Reports, rep)
 		}
 	default:
 		hook.DedupeKey = bodyKey(string(ev.Kind), raw)
 	}
 	return hook, nil
+}
+
+// statusOccurrence names which occurrence of an account status a webhook is, for its dedupe
+// key. Unipile's account status carries no id or time of its own: the same status within
+// statusBucketSize, with no other news of the account received in between, is the same
+// webhook delivered again; after other news (a seat that drops, comes back and drops again
+// within minutes), it is news again. Statuses telling the same news (RECONNECTED, then OK)
+// arrive in any order and do not separate each other's occurrences.
+func (in *Inbound) statusOccurrence(ctx context.Context, accountID, status string, now time.Time) (string, error) {
+	after, err := in.inbox.LastWebhookID(ctx, "status:"+accountID+":", statusNewsKey(accountID, status))
+	if err != nil {
+		return "", fmt.Errorf("the account's last status: %w", err)
+	}
+	return statusBucket(now) + ":after-" + strconv.FormatInt(after, 10), nil
 }
 
 // messageOf is a message_received webhook as a message; owner is the seat owner's member id.

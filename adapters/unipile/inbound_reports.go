@@ -47,27 +47,48 @@ func acceptReport(accountID, member, handle, name string, at time.Time) outreach
 		DedupeKey: "accepted:" + accountID + ":" + member}
 }
 
-// statusReport is what an account status means for its seat: a status that stops it is a
+// statusNews is what an account status means for its seat: a status that stops it is a
 // disconnection, one that says it works again a reconnection (the engine changes nothing for a
-// seat that was not down); a status in between (connecting, just created) reports nothing.
-// bucket separates one occurrence of a status from a later one (see statusBucket).
-func statusReport(accountID, status string, at time.Time, bucket string) (outreach.LinkedInReport, bool) {
-	var kind outreach.LinkedInReportKind
+// seat that was not down); a status in between (connecting, just created) tells nothing ("").
+func statusNews(status string) outreach.LinkedInReportKind {
 	switch status {
 	case "CREDENTIALS", "ERROR", "STOPPED", "DELETED", "PERMISSIONS":
-		kind = outreach.ReportAccountDisconnected
+		return outreach.ReportAccountDisconnected
 	case "OK", "RECONNECTED", "SYNC_SUCCESS":
-		kind = outreach.ReportAccountReconnected
-	default:
-		return outreach.LinkedInReport{}, false
+		return outreach.ReportAccountReconnected
 	}
-	return outreach.LinkedInReport{Kind: kind, AccountID: accountID, At: at,
-		DedupeKey: "status:" + accountID + ":" + status + ":" + bucket}, true
+	return ""
 }
 
-// statusBucketSize is the window within which the same status of one account is one event.
-// Unipile's account status carries no id or time of its own; its retries of one webhook come
-// within minutes, and telling the same status twice changes nothing for the engine anyway.
+// statusReport is the report of an account status that tells something (statusNews), under
+// the dedupe key statusKey made.
+func statusReport(accountID, status string, at time.Time, key string) (outreach.LinkedInReport, bool) {
+	kind := statusNews(status)
+	if kind == "" {
+		return outreach.LinkedInReport{}, false
+	}
+	return outreach.LinkedInReport{Kind: kind, AccountID: accountID, At: at, DedupeKey: key}, true
+}
+
+// statusKey names one occurrence of an account status: statusNewsKey's prefix, the status, and
+// what separates the occurrence from a later one.
+func statusKey(accountID, status, occurrence string) string {
+	return statusNewsKey(accountID, status) + status + ":" + occurrence
+}
+
+// statusNewsKey begins the key of every status of an account that tells the same news.
+func statusNewsKey(accountID, status string) string {
+	news := string(statusNews(status))
+	if news == "" {
+		news = "none"
+	}
+	return "status:" + accountID + ":" + news + ":"
+}
+
+// statusBucketSize is the window within which the same status of one account, with no other
+// news of it in between, is one event. Unipile's account status carries no id or time of its
+// own; its retries of one webhook come within minutes, and telling the same status twice
+// changes nothing for the engine anyway.
 const statusBucketSize = 10 * time.Minute
 
 func statusBucket(at time.Time) string {

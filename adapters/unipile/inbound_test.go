@@ -191,3 +191,33 @@ func TestWebhookOfAnAccountUnipileDoesNotHold(t *testing.T) {
 		t.Errorf("%d webhooks, reports %+v", n, e.reports(t))
 	}
 }
+
+// TestAccountStatusFlaps: a seat that drops, comes back and drops again within minutes is told
+// each time (Unipile's status carries no id: the same status after another one is news), while
+// the same status delivered again is still recorded once.
+func TestAccountStatusFlaps(t *testing.T) {
+	e := newProviderEnv(t)
+	e.register(t)
+	for range 2 {
+		if err := e.fake.Disconnect(e.seat.ID); err != nil {
+			t.Fatal(err)
+		}
+		e.fake.WaitWebhooks()
+		if err := e.fake.Reconnect(e.seat.ID); err != nil {
+			t.Fatal(err)
+		}
+		e.fake.WaitWebhooks()
+	}
+	reps := e.reports(t)
+	if d, r := reportsOf(reps, "account_disconnected"), reportsOf(reps, "account_reconnected"); len(d) != 2 || len(r) != 4 {
+		t.Fatalf("%d disconnections and %d reconnections reported, want 2 and 4 (RECONNECTED, then OK, twice)", len(d), len(r))
+	}
+	deliveries := e.fake.Deliveries()
+	last := deliveries[len(deliveries)-1] // RECONNECTED or OK of the second reconnection
+	if got := e.post(t, unipile.WebhookPath, testSecret, last.Body); got != http.StatusOK {
+		t.Fatalf("the last status again: %d", got)
+	}
+	if n := len(e.reports(t)); n != len(reps) {
+		t.Errorf("the last status delivered again made %d more reports", n-len(reps))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -97,13 +98,14 @@ func (e *penv) serve(t *testing.T, inbox unipile.Inbox) {
 type report struct {
 	Kind, DedupeKey, ProfileKey, ProviderID, ChatID, MessageID, Text string
 	CooldownHours                                                    int
+	CooldownUntil                                                    *time.Time
 }
 
 func (e *penv) reports(t *testing.T) []report {
 	t.Helper()
 	rows, err := e.st.Pool().Query(e.ctx, `SELECT kind, coalesce(dedupe_key, ''), coalesce(profile_key, ''),
 		coalesce(provider_id, ''), coalesce(chat_id, ''), coalesce(message_id, ''), coalesce(text, ''),
-		coalesce(cooldown_hours, 0) FROM provider_reports ORDER BY id`)
+		coalesce(cooldown_hours, 0), cooldown_until FROM provider_reports ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func (e *penv) reports(t *testing.T) []report {
 	var out []report
 	for rows.Next() {
 		var r report
-		if err := rows.Scan(&r.Kind, &r.DedupeKey, &r.ProfileKey, &r.ProviderID, &r.ChatID, &r.MessageID, &r.Text, &r.CooldownHours); err != nil {
+		if err := rows.Scan(&r.Kind, &r.DedupeKey, &r.ProfileKey, &r.ProviderID, &r.ChatID, &r.MessageID, &r.Text, &r.CooldownHours, &r.CooldownUntil); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, r)

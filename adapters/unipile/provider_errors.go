@@ -112,8 +112,8 @@ func (p *Provider) rateLimited(ctx context.Context, accountID string, o op, err 
 		}
 		p.mu.Unlock()
 		p.report(ctx, outreach.LinkedInReport{Kind: outreach.ReportAccountRateLimited, AccountID: accountID,
-			CooldownHours: int(math.Ceil(wait.Hours())),
-			DedupeKey:     fmt.Sprintf("rate_limited:%s:%d", accountID, until.Truncate(time.Minute).Unix())})
+			CooldownHours: int(math.Ceil(wait.Hours())), CooldownUntil: until,
+			DedupeKey: fmt.Sprintf("rate_limited:%s:%d", accountID, until.Truncate(time.Minute).Unix())})
 	}
 	return &outreach.LinkedInError{Kind: outreach.ErrRateLimited, RetryAt: until, Err: err}
 }

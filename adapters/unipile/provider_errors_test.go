@@ -86,6 +86,9 @@ func TestProviderErrorMapping(t *testing.T) {
 				t.Errorf("reports %+v, want none", reps)
 			case tc.report != "" && (len(reps) != 1 || reps[0].Kind != tc.report || reps[0].CooldownHours != tc.cooldownH):
 				t.Errorf("reports %+v, want one %s (cooldown %dh)", reps, tc.report, tc.cooldownH)
+			case tc.report == "account_rate_limited" && (reps[0].CooldownUntil == nil || !reps[0].CooldownUntil.Equal(now.Add(tc.retryIn))):
+				// The hours are for the alert; the seat rests until the moment Unipile gave.
+				t.Errorf("report's cooldown ends %v, want %v", reps[0].CooldownUntil, now.Add(tc.retryIn))
 			}
 			if tc.report == "account_rate_limited" {
 				if h, err := e.p.AccountHealth(e.ctx, e.seat.ID); err != nil || h.Status != outreach.AccountRateLimited || !h.RateLimitedUntil.Equal(now.Add(tc.retryIn)) {

@@ -165,7 +165,7 @@ func (s *Sync) seat(ctx context.Context, st outreach.SeatSync) (int, error) {
 	}
 	next.Status = status
 	if st.Status != "" && status != st.Status {
-		if rep, ok := statusReport(st.AccountID, status, start, fmt.Sprint("sync-", start.Unix())); ok {
+		if rep, ok := statusReport(st.AccountID, status, start, statusKey(st.AccountID, status, fmt.Sprint("sync-", start.Unix()))); ok {
 			reports = append(reports, rep)
 		}
 	}

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,56 +11,6 @@ import (
 	"outreachd/internal/testenv"
 )
 
-// unipileRun is the built binary serving with LINKEDIN_PROVIDER=unipile against a fake Unipile.
-type unipileRun struct {
-	t    *testing.T
-	fake *unipilefake.Fake
-	srv  *testenv.Server
-	env  []string
-	seat unipilefake.Seat
-	ada  unipilefake.Person
-}
-
-const e2eSecret = "e2e-webhook-secret-0123456789"
-
-func startUnipile(t *testing.T) *unipileRun {
-	t.Helper()
-	fake, err := unipilefake.New(unipilefake.Config{APIKey: "e2e-key"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Close)
-	u := &unipileRun{t: t, fake: fake}
-	if u.seat, err = fake.AddSeat(unipilefake.Seat{Name: "Sam Seller",
-		Owner: unipilefake.Person{FirstName: "Sam", LastName: "Seller", PublicIdentifier: "sam-seller"}}); err != nil {
-		t.Fatal(err)
-	}
-	if u.ada, err = fake.AddPerson(unipilefake.Person{FirstName: "Ada", LastName: "Lovelace", PublicIdentifier: "ada-lovelace",
-		Headline: "Head of Engines", Position: "Head of Engines", Company: "Analytical Ltd"}); err != nil {
-		t.Fatal(err)
-	}
-	u.env = []string{"LINKEDIN_PROVIDER=unipile", "UNIPILE_DSN=" + fake.URL(), "UNIPILE_API_KEY=e2e-key",
-		"UNIPILE_WEBHOOK_SECRET=" + e2eSecret, "LINKEDIN_ACTION_SPACING=0"}
-	u.srv = testenv.StartServer(t, testenv.DatabaseURL(t), append([]string{"RATE_LIMIT_PER_MINUTE=100000", "LOG_LEVEL=info"}, u.env...)...)
-	testenv.EventuallyTrue(t, 20*time.Second, "the three webhooks registered", func() bool {
-		return fake.Calls(http.MethodPost, "/api/v1/webhooks", "request_url", u.srv.URL+"/api/providers/unipile/webhook") == 3
-	})
-	return u
-}
-
-// admin runs the CLI with the same provider settings as the server.
-func (u *unipileRun) admin(args ...string) (map[string]any, int, string) {
-	u.t.Helper()
-	out, errOut, code := testenv.AdminRawEnv(u.t, u.srv.DBURL, u.env, args...)
-	var m map[string]any
-	if code == 0 {
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			u.t.Fatalf("admin %v: %q", args, out)
-		}
-	}
-	return m, code, errOut
-}
-
 // TestUnipileEndToEnd drives the built binary against a fake Unipile: a seat bound by its id, a
 // campaign whose lead is looked up, invited, accepted, messaged, answers with a question for a
 // person, whose approved reply goes out; each action reached Unipile exactly once. A seat also
@@ -69,6 +18,11 @@ func (u *unipileRun) admin(args ...string) (map[string]any, int, string) {
 func TestUnipileEndToEnd(t *testing.T) {
 	t.Parallel()
 	u := startUnipile(t)
+	ada, err := u.fake.AddPerson(unipilefake.Person{FirstName: "Ada", LastName: "Lovelace", PublicIdentifier: "ada-lovelace",
+		Headline: "Head of Engines", Position: "Head of Engines", Company: "Analytical Ltd"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	org := testenv.NewOrg(t, u.srv)
 	if _, code, errOut := u.admin("account", "connect", "--org", org.ID, "--name", "Ghost", "--provider-account-id", "no-such-account"); code == 0 || !strings.Contains(errOut, "error") {
 		t.Fatalf("an account Unipile does not hold: exit %d %s", code, errOut)
@@ -78,22 +32,8 @@ func TestUnipileEndToEnd(t *testing.T) {
 		t.Fatalf("connect by id: %d %s", code, errOut)
 	}
 
-	r := org.Write.Do(t, "POST", "/api/v1/campaigns", map[string]any{"name": "Engines",
-		"schedule": map[string]any{"timezone": "UTC", "workingDays": []int{1, 2, 3, 4, 5, 6, 7}, "startTime": "00:00", "endTime": "23:59"},
-		"sequence": []map[string]any{
-			{"type": "connect", "text": "Hi {first_name}, I build engines too."},
-			{"type": "message", "delay_days": 0, "text": "Thanks for connecting, {first_name}!"}}})
-	if r.Status != 200 {
-		t.Fatalf("create campaign: %d %s", r.Status, r.Body)
-	}
-	cid := r.JSON["item"].(map[string]any)["id"].(string)
-	testenv.Admin(t, u.srv.DBURL, "campaign", "set-status", "--campaign", cid, "--status", "active")
-	r = org.Write.Do(t, "POST", "/api/v1/campaigns/"+cid+"/leads", map[string]any{"leads": []map[string]any{
-		{"linkedin_url": "https://www.linkedin.com/in/ada-lovelace", "name": "Ada Lovelace"}}})
-	if r.Status != 202 {
-		t.Fatalf("push: %d %s", r.Status, r.Body)
-	}
-	pid := r.JSON["accepted"].([]any)[0].(map[string]any)["lead_id"].(string)
+	cid := launchCampaign(t, org, u.srv.DBURL, "Engines")
+	pid := pushPeople(t, org, cid, []unipilefake.Person{ada})[0]
 	status := func() any {
 		return org.Read.Do(t, "GET", "/api/v1/prospects/"+pid, nil).JSON["data"].(map[string]any)["status"]
 	}
@@ -111,11 +51,11 @@ func TestUnipileEndToEnd(t *testing.T) {
 	if used, _ := limits["used"].(map[string]any); code != 0 || used["profile_views_today"] != float64(1) || used["invites_today"] != float64(1) {
 		t.Errorf("the seat's use: %v (exit %d %s)", limits, code, errOut)
 	}
-	if err := u.fake.AcceptInvitation(u.seat.ID, u.ada.ProviderID, unipilefake.AcceptOptions{}); err != nil {
+	if err := u.fake.AcceptInvitation(u.seat.ID, ada.ProviderID, unipilefake.AcceptOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.EventuallyTrue(t, 30*time.Second, "the first message", func() bool { return status() == "messaged" })
-	if _, err := u.fake.Reply(u.seat.ID, u.ada.ProviderID, "Could you send me an email with the details?"); err != nil {
+	if _, err := u.fake.Reply(u.seat.ID, ada.ProviderID, "Could you send me an email with the details?"); err != nil {
 		t.Fatal(err)
 	}
 	var item map[string]any
@@ -127,7 +67,7 @@ func TestUnipileEndToEnd(t *testing.T) {
 		return item != nil
 	})
 	mine := "Hi Ada, happy to: what address should I write to?"
-	r = org.Write.Do(t, "POST", "/api/v1/needs-human/"+item["id"].(string)+"/approve", map[string]any{"text": mine})
+	r := org.Write.Do(t, "POST", "/api/v1/needs-human/"+item["id"].(string)+"/approve", map[string]any{"text": mine})
 	if d, _ := r.JSON["data"].(map[string]any); r.Status != 200 || d["status"] != "sent" {
 		t.Fatalf("approve: %d %s", r.Status, r.Body)
 	}
@@ -142,8 +82,8 @@ func TestUnipileEndToEnd(t *testing.T) {
 		what      string
 		got, want int
 	}{
-		{"invitations to Ada", u.fake.SentInvitations(u.seat.ID, u.ada.ProviderID), 1},
-		{"messages to Ada", u.fake.SentMessages(u.seat.ID, u.ada.ProviderID), 2},
+		{"invitations to Ada", u.fake.SentInvitations(u.seat.ID, ada.ProviderID), 1},
+		{"messages to Ada", u.fake.SentMessages(u.seat.ID, ada.ProviderID), 2},
 		{"POST /users/invite", u.fake.Calls(http.MethodPost, "/api/v1/users/invite", "", ""), 1},
 		{"POST /chats", u.fake.Calls(http.MethodPost, "/api/v1/chats", "", ""), 1},
 		{"POST /chats/{id}/messages", u.fake.Calls(http.MethodPost, "/api/v1/chats/{id}/messages", "", ""), 1},
@@ -159,7 +99,7 @@ func TestUnipileEndToEnd(t *testing.T) {
 	}
 
 	// Webhooks without the secret are refused.
-	resp, err := http.Post(u.srv.URL+"/api/providers/unipile/webhook", "application/json",
+	resp, err := http.Post(u.srv.URL+e2eWebhookPath, "application/json",
 		bytes.NewReader([]byte(`{"event":"new_relation","account_id":"`+u.seat.ID+`","user_provider_id":"x"}`)))
 	if err != nil {
 		t.Fatal(err)
