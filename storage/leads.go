@@ -57,7 +57,7 @@ func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, err
 	var res PushResult
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var err error
-		res, err = pushLeadsTx(ctx, tx, req)
+		res, err = PushLeadsInTx(ctx, tx, req)
 		return err
 	})
 	if err != nil {
@@ -66,9 +66,9 @@ func (s *Store) PushLeads(ctx context.Context, req PushRequest) (PushResult, err
 	return res, nil
 }
 
-// pushLeadsTx is PushLeads in tx (a file's import records its progress in the same transaction
-// as each push of its rows).
-func pushLeadsTx(ctx context.Context, tx *Tx, req PushRequest) (PushResult, error) {
+// PushLeadsInTx is PushLeads inside the caller's transaction, for a caller that records what the
+// push did in the same transaction (the application's import of a file, its progress).
+func PushLeadsInTx(ctx context.Context, tx *Tx, req PushRequest) (PushResult, error) {
 	res := PushResult{BatchID: req.BatchID, CampaignID: req.CampaignID}
 	cands, refused := screenPush(req)
 	for _, a := range refused {

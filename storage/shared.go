@@ -9,9 +9,10 @@ import (
 	"outreachd/outreach"
 )
 
-// What the features that own their SQL outside this package (the outreach engine) share with
-// it: a query written over Querier runs on the pool or inside a transaction alike, rows missing
-// read as outreach.ErrNotFound, and savepoints keep the outbox of the transaction they are in.
+// What the features that own their SQL outside this package (the outreach engine, the
+// application's imports) share with it: a query written over Querier runs on the pool or inside a
+// transaction alike, rows missing read as outreach.ErrNotFound, savepoints keep the outbox of the
+// transaction they are in, and a campaign is locked for leads as a push locks it.
 
 // Querier is what pgxpool.Pool, pgx.Tx and Tx share.
 type Querier interface {
@@ -27,6 +28,14 @@ func NotFound(err error, what string) error { return notFound(err, what) }
 // CampaignStats is a campaign's lifetime totals as of tx, what the events tied to it carry.
 func CampaignStats(ctx context.Context, tx *Tx, orgID, campaignID string) (outreach.CampaignStats, error) {
 	return campaignStats(ctx, tx, orgID, campaignID)
+}
+
+// LockOpenCampaign holds the campaign FOR SHARE as a push does, so a status change to completed
+// or archived waits for tx: one of another organization or gone is outreach.ErrNotFound, one that
+// can no longer take leads outreach.ErrCampaignClosed.
+func LockOpenCampaign(ctx context.Context, tx *Tx, orgID, campaignID string) error {
+	_, _, err := lockOpenCampaign(ctx, tx, orgID, campaignID)
+	return err
 }
 
 // Savepoint runs fn in a savepoint of tx: when fn fails only its work is rolled back (and the

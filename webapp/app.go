@@ -3,10 +3,11 @@
 // with leads from files and launched here) and the needs-human desk. Pages are rendered on the server (html/template) with one embedded
 // stylesheet and one small script; nothing is loaded from elsewhere.
 //
-// Its own SQL is the sign-in's: the people who sign in, their sessions and failed sign-ins
-// (Accounts). It holds no business rules: destinations go through the same manager as the API
-// (delivery.Destinations), deliveries through the hub, drafts through the engine, everything else
-// through storage. It must never send anything itself.
+// Its own SQL is the sign-in's (Accounts: the people who sign in, their sessions and failed
+// sign-ins) and the imports' (Imports: the files of leads, pushed through storage's push inside
+// their own transactions). It holds no business rules: destinations go through the same manager
+// as the API (delivery.Destinations), deliveries through the hub, drafts through the engine,
+// everything else through storage. It must never send anything itself.
 package webapp
 
 import (
@@ -121,6 +122,7 @@ type Deps struct {
 type App struct {
 	store     *storage.Store
 	accounts  *Accounts
+	imports   *Imports
 	deps      Deps
 	cfg       Config
 	log       *slog.Logger
@@ -144,7 +146,7 @@ func New(store *storage.Store, deps Deps, cfg Config) (*App, error) {
 	if store == nil || deps.Destinations == nil {
 		return nil, errors.New("webapp: store and destinations are required")
 	}
-	a := &App{store: store, accounts: NewAccounts(store), deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, domainNow: deps.DomainNow,
+	a := &App{store: store, accounts: NewAccounts(store), imports: NewImports(store), deps: deps, cfg: cfg, log: deps.Logger, now: deps.Now, domainNow: deps.DomainNow,
 		secure: strings.HasPrefix(cfg.PublicURL, "https://"), importWake: make(chan struct{}, 1)}
 	if a.log == nil {
 		a.log = slog.Default()

@@ -155,8 +155,8 @@ func TestCampaignPagesOfAnotherOrganization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp, err := e.store.CreateLeadImport(ctx, storage.NewLeadImport{OrgID: orgA, CampaignID: camp.ID, FileName: "a.csv",
-		Problems: []storage.ImportProblem{{Row: 2, Named: "secret person", Reason: storage.ReasonUnreadable, Message: "x"}}})
+	imp, err := webapp.NewImports(e.store).CreateLeadImport(ctx, webapp.NewLeadImport{OrgID: orgA, CampaignID: camp.ID, FileName: "a.csv",
+		Problems: []webapp.ImportProblem{{Row: 2, Named: "secret person", Reason: webapp.ReasonUnreadable, Message: "x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

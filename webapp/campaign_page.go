@@ -36,7 +36,7 @@ type campaignData struct {
 	// Builder edits a draft; Settings shows a launched campaign's settings.
 	Builder  *builderView
 	Settings *settingsView
-	Imports  []storage.LeadImport
+	Imports  []LeadImport
 	Import   importForm
 }
 
@@ -103,7 +103,7 @@ func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c sto
 		a.fail(w, r, err)
 		return
 	}
-	if d.Imports, err = a.store.ListLeadImports(ctx, u.OrgID, c.ID, 5); err != nil {
+	if d.Imports, err = a.imports.ListLeadImports(ctx, u.OrgID, c.ID, 5); err != nil {
 		a.fail(w, r, err)
 		return
 	}

@@ -6,12 +6,12 @@ import (
 )
 
 // RunImports pushes the rows of imported files until ctx ends: a chunk at a time
-// (storage.PushNextImportChunk, one transaction each), the oldest waiting import first. A file
+// (Imports.PushNextImportChunk, one transaction each), the oldest waiting import first. A file
 // taken in by this process wakes it at once; files taken in by another process (or left half
 // pushed by one that stopped) are found within ImportPoll. Several processes share the work.
 func (a *App) RunImports(ctx context.Context) error {
 	for {
-		did, err := a.store.PushNextImportChunk(ctx)
+		did, err := a.imports.PushNextImportChunk(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -91,7 +91,7 @@ func (a *App) importLeads(w http.ResponseWriter, r *http.Request, u User) {
 	}
 	in := takeIn(file)
 	in.OrgID, in.CampaignID, in.UserID, in.FileName = u.OrgID, c.ID, u.ID, name
-	imp, err := a.store.CreateLeadImport(r.Context(), in)
+	imp, err := a.imports.CreateLeadImport(r.Context(), in)
 	if errors.Is(err, outreach.ErrCampaignClosed) {
 		refuse(http.StatusConflict, err)
 		return
@@ -166,14 +166,14 @@ func fileName(p *multipart.Part) string {
 // takeIn turns a file as read into an import: unreadable rows and rows the push would refuse
 // without asking the database (not a LinkedIn profile, the same person as an earlier row) are
 // refused now, across the whole file; the others wait for the worker.
-func takeIn(file outreach.CSVFile) storage.NewLeadImport {
-	var in storage.NewLeadImport
+func takeIn(file outreach.CSVFile) NewLeadImport {
+	var in NewLeadImport
 	screen := outreach.NewPushScreenOf(outreach.SourceCSV, func(row int) string { return fmt.Sprintf("row %d of the file", row) })
 	warned := map[string]bool{}
 	var warnings []string
 	for _, row := range file.Rows {
 		if row.Lead == nil {
-			in.Problems = append(in.Problems, storage.ImportProblem{Row: row.Row, Named: row.Named, Reason: storage.ReasonUnreadable, Message: row.Unreadable})
+			in.Problems = append(in.Problems, ImportProblem{Row: row.Row, Named: row.Named, Reason: ReasonUnreadable, Message: row.Unreadable})
 			continue
 		}
 		for _, w := range row.Warnings {
@@ -183,10 +183,10 @@ func takeIn(file outreach.CSVFile) storage.NewLeadImport {
 			}
 		}
 		if _, ans, ok := screen.Screen(row.Row, *row.Lead); !ok {
-			in.Problems = append(in.Problems, storage.ImportProblem{Row: row.Row, Named: row.Named, Reason: ans.Rejected.Reason, Message: ans.Rejected.Message})
+			in.Problems = append(in.Problems, ImportProblem{Row: row.Row, Named: row.Named, Reason: ans.Rejected.Reason, Message: ans.Rejected.Message})
 			continue
 		}
-		in.Rows = append(in.Rows, storage.ImportRow{Row: row.Row, Named: row.Named, Lead: *row.Lead})
+		in.Rows = append(in.Rows, ImportRow{Row: row.Row, Named: row.Named, Lead: *row.Lead})
 	}
 	in.Notes = append([]string{columnsInWords(file)}, warnings...)
 	if file.LongRows > 0 {
@@ -217,9 +217,9 @@ func columnsInWords(file outreach.CSVFile) string {
 // importView is an import's page.
 type importView struct {
 	C        storage.Campaign
-	I        storage.LeadImport
+	I        LeadImport
 	Percent  int
-	Problems []storage.ImportProblem
+	Problems []ImportProblem
 	Total    int
 	Page     int
 	Pages    int
@@ -237,7 +237,7 @@ func (a *App) importPage(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, outreach.NotFound("import %s", id))
 		return
 	}
-	imp, err := a.store.GetLeadImport(r.Context(), u.OrgID, id)
+	imp, err := a.imports.GetLeadImport(r.Context(), u.OrgID, id)
 	if err == nil && imp.CampaignID != c.ID {
 		err = outreach.NotFound("import %s", id)
 	}
@@ -255,13 +255,13 @@ func (a *App) importPage(w http.ResponseWriter, r *http.Request, u User) {
 	if imp.Received > 0 {
 		v.Percent = imp.Processed * 100 / imp.Received
 	}
-	if v.Problems, v.Total, err = a.store.LeadImportProblems(r.Context(), u.OrgID, imp.ID, problemsPerPage, (v.Page-1)*problemsPerPage); err != nil {
+	if v.Problems, v.Total, err = a.imports.LeadImportProblems(r.Context(), u.OrgID, imp.ID, problemsPerPage, (v.Page-1)*problemsPerPage); err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	v.Pages = max(1, (v.Total+problemsPerPage-1)/problemsPerPage)
 	vw := view{Title: "Import of " + imp.FileName, Nav: "campaigns", D: v}
-	if imp.Status == storage.ImportRunning {
+	if imp.Status == ImportRunning {
 		vw.Refresh = 2
 	}
 	a.render(w, r, http.StatusOK, "import", vw)
@@ -269,7 +269,7 @@ func (a *App) importPage(w http.ResponseWriter, r *http.Request, u User) {
 
 // reasonLabels name the reasons a row of a file was refused.
 var reasonLabels = map[string]string{
-	storage.ReasonUnreadable:          "unreadable",
+	ReasonUnreadable:                  "unreadable",
 	outreach.RejectInvalidLinkedInURL: "not a LinkedIn profile",
 	outreach.RejectDuplicateInRequest: "twice in the file",
 	outreach.RejectBlacklisted:        "do not contact",

@@ -95,7 +95,7 @@ func TestImportLeads(t *testing.T) {
 			t.Errorf("the import page lacks %s", want)
 		}
 	}
-	imps, err := e.store.ListLeadImports(ctx, orgID, camp.ID, 5)
+	imps, err := webapp.NewImports(e.store).ListLeadImports(ctx, orgID, camp.ID, 5)
 	if err != nil || len(imps) != 1 || imps[0].UserID == nil || *imps[0].UserID != userID {
 		t.Fatalf("the import is not recorded as the person's: %+v %v", imps, err)
 	}
@@ -143,7 +143,7 @@ func TestImportLeads(t *testing.T) {
 	if p := c.upload(path, "x.csv", []byte(csv), "Sec-Fetch-Site", "cross-site"); p.Status != http.StatusForbidden {
 		t.Fatalf("a cross-site upload: %d", p.Status)
 	}
-	if imps, _ := e.store.ListLeadImports(ctx, orgID, camp.ID, 5); len(imps) != 1 {
+	if imps, _ := webapp.NewImports(e.store).ListLeadImports(ctx, orgID, camp.ID, 5); len(imps) != 1 {
 		t.Fatalf("refused uploads left %d imports", len(imps))
 	}
 	if _, err := e.store.SetCampaignStatus(ctx, camp.ID, outreach.CampaignActive); err != nil {
@@ -168,15 +168,16 @@ func TestImportProgressPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := make([]storage.ImportRow, 250)
+	rows := make([]webapp.ImportRow, 250)
 	for i := range rows {
-		rows[i] = storage.ImportRow{Row: i + 2, Lead: outreach.LeadInput{LinkedInURL: "https://www.linkedin.com/in/p" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)}}
+		rows[i] = webapp.ImportRow{Row: i + 2, Lead: outreach.LeadInput{LinkedInURL: "https://www.linkedin.com/in/p" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)}}
 	}
-	imp, err := e.store.CreateLeadImport(ctx, storage.NewLeadImport{OrgID: orgID, CampaignID: camp.ID, FileName: "big.csv", Rows: rows})
+	imports := webapp.NewImports(e.store)
+	imp, err := imports.CreateLeadImport(ctx, webapp.NewLeadImport{OrgID: orgID, CampaignID: camp.ID, FileName: "big.csv", Rows: rows})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if did, err := e.store.PushNextImportChunk(ctx); !did || err != nil {
+	if did, err := imports.PushNextImportChunk(ctx); !did || err != nil {
 		t.Fatal(did, err)
 	}
 	c := e.client()

@@ -1,4 +1,4 @@
-package storage
+package webapp
 
 import (
 	"context"
@@ -8,13 +8,30 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
-// A file of leads imported in the application (lead_imports, migration 047): the upload keeps
-// its rows, and PushNextImportChunk pushes them through the rules of a push (pushLeadsTx), a
-// chunk of ImportChunk rows per transaction, recording the progress in the same transaction.
+// ImportsDB is what the imports need of storage: the pool of their reads, and the business
+// transaction in which a chunk of a file is pushed with the import's progress.
+type ImportsDB interface {
+	Pool() *pgxpool.Pool
+	InTx(ctx context.Context, fn func(*storage.Tx) error) error
+}
+
+// Imports keeps the files of leads imported in the application (lead_imports, lead_import_rows,
+// lead_import_problems, migration 047): the upload keeps their rows, and PushNextImportChunk
+// pushes them through the rules of a push (storage.PushLeadsInTx), a chunk of ImportChunk rows
+// per transaction, recording the progress in the same transaction.
+type Imports struct {
+	db   ImportsDB
+	pool *pgxpool.Pool
+}
+
+// NewImports builds the imports' records on db.
+func NewImports(db ImportsDB) *Imports { return &Imports{db: db, pool: db.Pool()} }
 
 // ImportChunk is how many rows of a file one push takes: the most a push takes through the API.
 const ImportChunk = 100
@@ -81,8 +98,9 @@ func scanLeadImport(row pgx.Row) (LeadImport, error) {
 }
 
 // CreateLeadImport keeps a file's rows for pushing, in one transaction: a campaign that cannot
-// take leads is refused as a push refuses it (not found, or outreach.ErrCampaignClosed).
-func (s *Store) CreateLeadImport(ctx context.Context, in NewLeadImport) (LeadImport, error) {
+// take leads is refused as a push refuses it (not found, or outreach.ErrCampaignClosed), in the
+// push's own words.
+func (m *Imports) CreateLeadImport(ctx context.Context, in NewLeadImport) (LeadImport, error) {
 	id := outreach.NewID("imp")
 	unreadable := 0
 	for _, p := range in.Problems {
@@ -93,8 +111,12 @@ func (s *Store) CreateLeadImport(ctx context.Context, in NewLeadImport) (LeadImp
 	if in.Notes == nil {
 		in.Notes = []string{}
 	}
-	err := s.InTx(ctx, func(tx *Tx) error {
-		if _, _, err := lockOpenCampaign(ctx, tx, in.OrgID, in.CampaignID); err != nil {
+	var user *string // nil: nobody signed in took the file in (a fixture)
+	if in.UserID != "" {
+		user = &in.UserID
+	}
+	err := m.db.InTx(ctx, func(tx *storage.Tx) error {
+		if err := storage.LockOpenCampaign(ctx, tx, in.OrgID, in.CampaignID); err != nil {
 			return err
 		}
 		refused := len(in.Problems)
@@ -105,7 +127,7 @@ func (s *Store) CreateLeadImport(ctx context.Context, in NewLeadImport) (LeadImp
 		if _, err := tx.Exec(ctx, `INSERT INTO lead_imports (id, org_id, campaign_id, user_id, file_name, status,
 			received, processed, rejected, unreadable, notes, finished_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $6 = 'done' THEN now() END)`,
-			id, in.OrgID, in.CampaignID, nonEmpty(in.UserID), in.FileName, status, refused+len(in.Rows), refused,
+			id, in.OrgID, in.CampaignID, user, in.FileName, status, refused+len(in.Rows), refused,
 			refused-unreadable, unreadable, in.Notes); err != nil {
 			return err
 		}
@@ -123,13 +145,16 @@ func (s *Store) CreateLeadImport(ctx context.Context, in NewLeadImport) (LeadImp
 		}
 		return insertImportProblems(ctx, tx, id, in.Problems)
 	})
-	if err != nil {
-		return LeadImport{}, wrapServerErr(err, "create lead import")
+	if campaignRefused(err) {
+		return LeadImport{}, err
 	}
-	return s.GetLeadImport(ctx, in.OrgID, id)
+	if err != nil {
+		return LeadImport{}, fmt.Errorf("create lead import: %w", err)
+	}
+	return m.GetLeadImport(ctx, in.OrgID, id)
 }
 
-func insertImportProblems(ctx context.Context, tx *Tx, importID string, problems []ImportProblem) error {
+func insertImportProblems(ctx context.Context, tx *storage.Tx, importID string, problems []ImportProblem) error {
 	if len(problems) == 0 {
 		return nil
 	}
@@ -143,15 +168,15 @@ func insertImportProblems(ctx context.Context, tx *Tx, importID string, problems
 }
 
 // GetLeadImport reads one import of the organization; another organization's is ErrNotFound.
-func (s *Store) GetLeadImport(ctx context.Context, orgID, id string) (LeadImport, error) {
-	li, err := scanLeadImport(s.pool.QueryRow(ctx, `SELECT `+leadImportColumns+` FROM lead_imports i
+func (m *Imports) GetLeadImport(ctx context.Context, orgID, id string) (LeadImport, error) {
+	li, err := scanLeadImport(m.pool.QueryRow(ctx, `SELECT `+leadImportColumns+` FROM lead_imports i
 		LEFT JOIN app_users u ON u.id = i.user_id WHERE i.id = $1 AND i.org_id = $2`, id, orgID))
-	return li, notFound(err, "import "+id)
+	return li, storage.NotFound(err, "import "+id)
 }
 
 // ListLeadImports lists a campaign's newest imports (at most limit).
-func (s *Store) ListLeadImports(ctx context.Context, orgID, campaignID string, limit int) ([]LeadImport, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+leadImportColumns+` FROM lead_imports i
+func (m *Imports) ListLeadImports(ctx context.Context, orgID, campaignID string, limit int) ([]LeadImport, error) {
+	rows, err := m.pool.Query(ctx, `SELECT `+leadImportColumns+` FROM lead_imports i
 		LEFT JOIN app_users u ON u.id = i.user_id WHERE i.campaign_id = $1 AND i.org_id = $2
 		ORDER BY i.created_at DESC, i.id DESC LIMIT $3`, campaignID, orgID, limit)
 	if err != nil {
@@ -161,13 +186,13 @@ func (s *Store) ListLeadImports(ctx context.Context, orgID, campaignID string, l
 }
 
 // LeadImportProblems is one page of an import's refused rows, in file order, and their number.
-func (s *Store) LeadImportProblems(ctx context.Context, orgID, importID string, limit, offset int) ([]ImportProblem, int, error) {
+func (m *Imports) LeadImportProblems(ctx context.Context, orgID, importID string, limit, offset int) ([]ImportProblem, int, error) {
 	var total int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM lead_import_problems p JOIN lead_imports i ON i.id = p.import_id
+	if err := m.pool.QueryRow(ctx, `SELECT count(*) FROM lead_import_problems p JOIN lead_imports i ON i.id = p.import_id
 		WHERE p.import_id = $1 AND i.org_id = $2`, importID, orgID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT p.row_no, p.named, p.reason, p.message FROM lead_import_problems p
+	rows, err := m.pool.Query(ctx, `SELECT p.row_no, p.named, p.reason, p.message FROM lead_import_problems p
 		JOIN lead_imports i ON i.id = p.import_id WHERE p.import_id = $1 AND i.org_id = $2
 		ORDER BY p.row_no LIMIT $3 OFFSET $4`, importID, orgID, limit, offset)
 	if err != nil {
@@ -182,10 +207,10 @@ func (s *Store) LeadImportProblems(ctx context.Context, orgID, importID string, 
 // SKIP LOCKED, so several processes share the work and one import is pushed by one at a time.
 // A campaign that can no longer take leads (completed or archived meanwhile) ends the import as
 // failed, with the push's words.
-func (s *Store) PushNextImportChunk(ctx context.Context) (bool, error) {
+func (m *Imports) PushNextImportChunk(ctx context.Context) (bool, error) {
 	var claimed string
 	var stop error
-	err := s.InTx(ctx, func(tx *Tx) error {
+	err := m.db.InTx(ctx, func(tx *storage.Tx) error {
 		var orgID, campaignID string
 		err := tx.QueryRow(ctx, `SELECT id, org_id, campaign_id FROM lead_imports WHERE status = 'running'
 			ORDER BY updated_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`).Scan(&claimed, &orgID, &campaignID)
@@ -196,18 +221,18 @@ func (s *Store) PushNextImportChunk(ctx context.Context) (bool, error) {
 			return err
 		}
 		err = pushImportChunk(ctx, tx, claimed, orgID, campaignID)
-		if errors.Is(err, outreach.ErrCampaignClosed) || errors.Is(err, outreach.ErrNotFound) {
+		if campaignRefused(err) {
 			stop = err
 		}
 		return err
 	})
 	if stop != nil {
-		return true, s.failLeadImport(ctx, claimed, stop.Error())
+		return true, m.failLeadImport(ctx, claimed, stop.Error())
 	}
 	if err != nil {
 		if claimed != "" {
 			// Put it behind the others, so an import that keeps failing does not hold them up.
-			_, _ = s.pool.Exec(context.WithoutCancel(ctx), `UPDATE lead_imports SET updated_at = now() WHERE id = $1`, claimed)
+			_, _ = m.pool.Exec(context.WithoutCancel(ctx), `UPDATE lead_imports SET updated_at = now() WHERE id = $1`, claimed)
 		}
 		return false, fmt.Errorf("push a chunk of import %s: %w", claimed, err)
 	}
@@ -215,7 +240,7 @@ func (s *Store) PushNextImportChunk(ctx context.Context) (bool, error) {
 }
 
 // pushImportChunk pushes up to ImportChunk rows of the import and records what the push did.
-func pushImportChunk(ctx context.Context, tx *Tx, importID, orgID, campaignID string) error {
+func pushImportChunk(ctx context.Context, tx *storage.Tx, importID, orgID, campaignID string) error {
 	rows, err := tx.Query(ctx, `SELECT row_no, named, lead FROM lead_import_rows WHERE import_id = $1
 		ORDER BY row_no LIMIT $2`, importID, ImportChunk)
 	if err != nil {
@@ -232,16 +257,16 @@ func pushImportChunk(ctx context.Context, tx *Tx, importID, orgID, campaignID st
 	if err != nil {
 		return err
 	}
-	var res PushResult
+	var res storage.PushResult
 	named := make(map[int]string, len(chunk))
 	nums := make([]int, len(chunk))
 	if len(chunk) > 0 {
-		req := PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: importID, DefaultSource: outreach.SourceCSV}
+		req := storage.PushRequest{OrgID: orgID, CampaignID: campaignID, BatchID: importID, DefaultSource: outreach.SourceCSV}
 		for i, r := range chunk {
-			req.Leads = append(req.Leads, PushLead{Index: r.Row, Input: r.Lead})
+			req.Leads = append(req.Leads, storage.PushLead{Index: r.Row, Input: r.Lead})
 			named[r.Row], nums[i] = r.Named, r.Row
 		}
-		if res, err = pushLeadsTx(ctx, tx, req); err != nil {
+		if res, err = storage.PushLeadsInTx(ctx, tx, req); err != nil {
 			return err
 		}
 	}
@@ -269,8 +294,8 @@ func pushImportChunk(ctx context.Context, tx *Tx, importID, orgID, campaignID st
 }
 
 // failLeadImport ends a running import that cannot go on, with why.
-func (s *Store) failLeadImport(ctx context.Context, id, why string) error {
-	return s.InTx(ctx, func(tx *Tx) error {
+func (m *Imports) failLeadImport(ctx context.Context, id, why string) error {
+	return m.db.InTx(ctx, func(tx *storage.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE lead_imports SET status = 'failed', error = $2, updated_at = now(),
 			finished_at = now() WHERE id = $1 AND status = 'running'`, id, why); err != nil {
 			return err
@@ -278,4 +303,10 @@ func (s *Store) failLeadImport(ctx context.Context, id, why string) error {
 		_, err := tx.Exec(ctx, `DELETE FROM lead_import_rows WHERE import_id = $1`, id)
 		return err
 	})
+}
+
+// campaignRefused reports a campaign that cannot take the file's leads (gone, or completed or
+// archived), a refusal the person reads in the push's own words.
+func campaignRefused(err error) bool {
+	return errors.Is(err, outreach.ErrCampaignClosed) || errors.Is(err, outreach.ErrNotFound)
 }
