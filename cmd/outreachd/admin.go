@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -124,17 +125,36 @@ func sortedKeys[V any](m map[string]V) []string {
 // parseFlags parses and insists on the named required flags.
 func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 	if err := fs.Parse(args); err != nil {
-		return outreach.Invalidf("%v", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return outreach.Invalidf("%s", flagUsage(fs, required))
+		}
+		return outreach.Invalidf("%v; %s", err, flagUsage(fs, required))
 	}
 	if fs.NArg() > 0 {
-		return outreach.Invalidf("unexpected argument %q", fs.Arg(0))
+		return outreach.Invalidf("unexpected argument %q; %s", fs.Arg(0), flagUsage(fs, required))
 	}
 	for _, name := range required {
 		if f := fs.Lookup(name); f == nil || f.Value.String() == "" {
-			return outreach.Invalidf("--%s is required", name)
+			return outreach.Invalidf("--%s is required; %s", name, flagUsage(fs, required))
 		}
 	}
 	return nil
+}
+
+// flagUsage says a command's flags in one line, the required ones first: "usage: outreachd
+// admin org create --name (organization name) [--rate-limit-per-minute (…)]". The admin
+// commands print only JSON, so the usage travels in the error.
+func flagUsage(fs *flag.FlagSet, required []string) string {
+	var must, may []string
+	fs.VisitAll(func(f *flag.Flag) {
+		item := "--" + f.Name + " (" + f.Usage + ")"
+		if slices.Contains(required, f.Name) {
+			must = append(must, item)
+		} else {
+			may = append(may, "["+item+"]")
+		}
+	})
+	return "usage: outreachd " + strings.Join(append(append([]string{fs.Name()}, must...), may...), " ")
 }
 
 func adminOrgCreate(ctx context.Context, env *adminEnv, fs *flag.FlagSet, args []string) (any, error) {

@@ -27,7 +27,8 @@ func TestAdminUserCreate(t *testing.T) {
 		{[]string{"--org", org, "--email", "two@acme.test", "--password", "a long enough password", "--role", "admin"}, "owner or member"},
 		{[]string{"--org", org, "--email", "not an email", "--password", "a long enough password"}, "not an email address"},
 		{[]string{"--org", "org_00000000000000000000000000", "--email", "x@acme.test", "--password", "a long enough password"}, "not found"},
-		{[]string{"--org", org, "--email", "x@acme.test"}, "--password is required"},
+		{[]string{"--org", org, "--email", "x@acme.test"}, "--password is required; usage: outreachd admin user create --email"},
+		{[]string{"--help"}, "usage: outreachd admin user create --email (the person's email, their sign-in name) --org (organization id) --password"},
 	}
 	for _, r := range refusals {
 		stdout, stderr, code := testenv.AdminRaw(t, db, append([]string{"user", "create"}, r.args...)...)

@@ -164,4 +164,3 @@ func waitEnginePass(t *testing.T, db *storage.Store) {
 		return ok, "a second heartbeat: " + state
 	})
 }
-
