@@ -26,6 +26,9 @@ func TestAnalyticsPage(t *testing.T) {
 	}
 	exec(`INSERT INTO campaigns (id, org_id, name, status, schedule) VALUES ('cmp_a', $1, 'Founders', 'active', '{}'),
 		('cmp_quiet', $1, 'Quiet one', 'draft', '{}'), ('cmp_b', $2, 'Theirs', 'active', '{}')`, orgA, orgB)
+	exec(`INSERT INTO prospects (id, org_id, campaign_id, lead_key, linkedin_id, name, status, source, current_step, linkedin_url)
+		VALUES ('prs_s', $1, 'cmp_a', 'in:sam', 'sam', 'Sam Park', 'connection_sent', 'api', 1, 'https://www.linkedin.com/in/sam'),
+		       ('prs_o', $1, 'cmp_a', 'in:oli', 'oli', 'Oli Lund', 'opted_out', 'api', 2, 'https://www.linkedin.com/in/oli')`, orgA)
 	// Founders: 4 invitations (one 40 days ago), 2 accepted, 2 messages, 1 reply; Theirs: 9 invitations.
 	for _, a := range []struct {
 		org, camp, kind string
@@ -72,7 +75,8 @@ func TestAnalyticsPage(t *testing.T) {
 	// Rates with the counts behind them; none without a denominator.
 	p := c.get("/app/analytics")
 	for _, want := range []string{"<b>50%</b><div class=\"muted small\">2 of 4</div>", "<b>50%</b><div class=\"muted small\">1 of 2</div>",
-		"<b>—</b><div class=\"muted small\">0 of 0</div>", "Invitations sent <b>4</b>"} {
+		"<b>—</b><div class=\"muted small\">0 of 0</div>", "Invitations sent <b>4</b>",
+		"<span>invitation sent <b>1</b></span>", "<span>opted out <b>1</b></span>"} { // statuses in words
 		if !strings.Contains(p.Body, want) {
 			t.Errorf("the analytics lack %q", want)
 		}

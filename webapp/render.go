@@ -52,6 +52,8 @@ func (a *App) funcs() template.FuncMap {
 		// reasonLabel is the plain-English reason of a needs-human item (the API's reason_label).
 		"reasonLabel": func(r string) string { return outreach.NeedsHumanReason(r).Label() },
 		"ago":         func(t time.Time) string { return ago(a.now().Sub(t)) },
+		// personStatus is a prospect's status in words ("invitation sent" for connection_sent).
+		"personStatus": personStatus,
 		// since is ago on the engine's clock, for what the engine stamps (a reply waiting, a
 		// message, a stop): in the demo that clock runs ahead of the wall clock.
 		"since": func(t time.Time) string { return ago(a.domainNow().Sub(t)) },
@@ -307,4 +309,24 @@ func (a *App) fail(w http.ResponseWriter, r *http.Request, err error) {
 		a.log.Error("webapp: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		a.renderError(w, r, http.StatusInternalServerError, "Something went wrong on our side. Please try again; if it keeps happening, tell your operator.")
 	}
+}
+
+// personStatusWords are the prospect statuses as a person reads them.
+var personStatusWords = map[string]string{
+	outreach.ProspectPending:        "waiting to start",
+	outreach.ProspectActive:         "starting",
+	outreach.ProspectConnectionSent: "invitation sent",
+	outreach.ProspectConnected:      "connected",
+	outreach.ProspectMessaged:       "messaged",
+	outreach.ProspectReplied:        "replied",
+	outreach.ProspectOptedOut:       "opted out",
+	outreach.ProspectCompleted:      "finished",
+}
+
+// personStatus is a prospect's status in words; a status it does not know stays as it is.
+func personStatus(s string) string {
+	if w, ok := personStatusWords[s]; ok {
+		return w
+	}
+	return s
 }
