@@ -3,8 +3,6 @@ package webapp_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,39 +56,6 @@ type campaignScenario struct {
 	campaignID string
 }
 
-// stepField is the control labelled label in the n-th step (from 1).
-func stepField(n int, label string) string {
-	return fmt.Sprintf("(//fieldset[@data-step])[%d]//*[@id=//label[normalize-space(.)=%s]/@for]", n, lit(label))
-}
-
-func (s *campaignScenario) typeIn(xpath, text string) {
-	s.t.Helper()
-	empty := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		ok, err := chromedp.Evaluate[bool](fmt.Sprintf(`(function () {
-			var el = document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-			if (!el) return false;
-			el.value = ""; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, xpath))(ctx, t)
-		if err == nil && !ok {
-			err = fmt.Errorf("no element %s", xpath)
-		}
-		return err
-	})
-	actions := []chromedp.Action[chromedp.Void]{empty}
-	if text != "" {
-		actions = append(actions, chromedp.SendKeys(xpath, text))
-	}
-	s.b.run("type into "+xpath, actions...)
-}
-
-// choose picks value in a select and lets the page's script know, as a person's choice would.
-func (s *campaignScenario) choose(xpath, value string) {
-	s.t.Helper()
-	s.b.run("choose "+value, chromedp.SetValue(xpath, value), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool](`document.querySelectorAll("select").forEach(function (s) { s.dispatchEvent(new Event("change", {bubbles: true})); }) || true`)(ctx, t)
-		return err
-	}))
-}
-
 func (s *campaignScenario) stepText(n int) string {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(s.b.ctx, 10*time.Second)
@@ -124,11 +89,11 @@ func (s *campaignScenario) build() {
 		t.Fatalf("the organization's default filters are not shown as the campaign's: exclude %q", got)
 	}
 	// Step 1 is the invitation; its note is counted as it is typed.
-	s.typeIn(stepField(1, "Message"), strings.Repeat("x", 301))
+	s.b.typeIn(stepField(1, "Message"), strings.Repeat("x", 301))
 	if text := s.stepText(1); !strings.Contains(text, "301 of 300 characters: too long") {
 		t.Fatalf("the note's counter: %s", text)
 	}
-	s.typeIn(stepField(1, "Message"), "Hi {{first_name}}, I work with founders at {{company}}.")
+	s.b.typeIn(stepField(1, "Message"), "Hi {{first_name}}, I work with founders at {{company}}.")
 	if text := s.stepText(1); !strings.Contains(text, "55 of 300 characters") || !strings.Contains(text, "Hi Ada, I work with founders at Analytical Engines Ltd.") {
 		t.Fatalf("step 1 after typing: %s", text)
 	}
@@ -137,10 +102,10 @@ func (s *campaignScenario) build() {
 	if n := s.steps(); n != 3 {
 		t.Fatalf("%d steps after adding two", n)
 	}
-	s.typeIn(stepField(2, "Wait (days)"), "5")
-	s.typeIn(stepField(2, "Message"), "A step to remove")
-	s.typeIn(stepField(3, "Wait (days)"), "2")
-	s.typeIn(stepField(3, "Message"), "Thanks for connecting, {{first_name}} {{last_name}} ({{title}}). {{nickname}}?")
+	s.b.typeIn(stepField(2, "Wait (days)"), "5")
+	s.b.typeIn(stepField(2, "Message"), "A step to remove")
+	s.b.typeIn(stepField(3, "Wait (days)"), "2")
+	s.b.typeIn(stepField(3, "Message"), "Thanks for connecting, {{first_name}} {{last_name}} ({{title}}). {{nickname}}?")
 	if text := s.stepText(3); !strings.Contains(text, "Thanks for connecting, Ada Lovelace (Head of Engineering). {{nickname}}?") ||
 		!strings.Contains(text, "Not a variable this service knows: {{nickname}}") || strings.Contains(text, "of 300 characters") {
 		t.Fatalf("step 3 (a message) preview: %s", text)
@@ -155,15 +120,15 @@ func (s *campaignScenario) build() {
 	}
 	b.shot("campaign-new")
 	// An impossible filter: refused with the API's words, next to the filters, the form kept.
-	s.typeIn("//*[@id='f-company_size-min']", "500")
-	s.typeIn("//*[@id='f-company_size-max']", "50")
+	s.b.typeIn("//*[@id='f-company_size-min']", "500")
+	s.b.typeIn("//*[@id='f-company_size-max']", "50")
 	b.click(button("Save"))
 	text := b.waitText("company_size.min (500) is greater than company_size.max (50), so nobody can pass it")
 	if b.value("#b-name") != "Berlin founders" || !strings.Contains(s.stepText(2), "Thanks for connecting") || s.steps() != 2 {
 		t.Fatalf("the refused form lost what was typed:\n%s", text)
 	}
 	b.shot("builder-refused")
-	s.typeIn("//*[@id='f-company_size-max']", "")
+	s.b.typeIn("//*[@id='f-company_size-max']", "")
 	b.click(button("Save"))
 	b.waitText("Draft saved.")
 	s.campaignID = strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(b.location(), s.srv.URL), "?", 2)[0], "/app/campaigns/")
@@ -185,8 +150,8 @@ func (s *campaignScenario) build() {
 func (s *campaignScenario) edit() {
 	b, t := s.b, s.t
 	b.fill("Daily limit", "15")
-	s.typeIn("//*[@id='f-company_size-min']", "")
-	s.typeIn(stepField(2, "Wait (days)"), "3")
+	s.b.typeIn("//*[@id='f-company_size-min']", "")
+	s.b.typeIn(stepField(2, "Wait (days)"), "3")
 	b.click(button("Save"))
 	b.waitText("Changes saved.")
 	b.shot("campaign-draft")
@@ -220,7 +185,7 @@ func (s *campaignScenario) editWithoutScript() {
 	if s.steps() != 3 || b.value("#b-name") != "Berlin founders, typed" {
 		t.Fatalf("after Add step without script: %d steps, name %q", s.steps(), b.value("#b-name"))
 	}
-	s.typeIn(stepField(3, "Message"), "Third, {{first_name}}")
+	s.b.typeIn(stepField(3, "Message"), "Third, {{first_name}}")
 	b.click(button("Move up step 3"))
 	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
 		text := s.stepText(2)
@@ -252,16 +217,6 @@ func (s *campaignScenario) duplicate() {
 	b.open("/app/campaigns/" + s.campaignID)
 }
 
-func (s *campaignScenario) upload(name, content string) {
-	s.t.Helper()
-	path := filepath.Join(s.dir, name)
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		s.t.Fatal(err)
-	}
-	s.b.run("choose "+name, chromedp.SetUploadFiles(field("CSV file"), []string{path}))
-	s.b.click(button("Import"))
-}
-
 // importFile: a CRM export with good, refused, unreadable and duplicate rows; the page says
 // each refusal's row, person and reason, and hostile cells stay text.
 func (s *campaignScenario) importFile() {
@@ -275,7 +230,7 @@ func (s *campaignScenario) importFile() {
 		"<script>alert(1)</script>;=cmd|' /C calc'!A0;Evil;@SUM(1);https://www.linkedin.com/in/evil-csv;0\r\n" +
 		"Not;Linked;Acme;CTO;https://example.com/ada;5\r\n"
 	b.open("/app/campaigns/" + s.campaignID)
-	s.upload("crm-export.csv", csv)
+	s.b.upload(s.dir, "crm-export.csv", csv)
 	text := b.waitText("Imported")
 	for _, want := range []string{"received 7", "accepted 3", "rejected 3", "unreadable 1",
 		"4 https://www.linkedin.com/in/hank-csv excluded by the filters company \"Globex\" matches excluded term \"Globex\"",
@@ -305,7 +260,7 @@ func (s *campaignScenario) importLarge() {
 		fmt.Fprintf(&sb, "https://www.linkedin.com/in/bulk-%d,Bulk Person %d,Bulk Co\n", i, i)
 	}
 	b.open("/app/campaigns/" + s.campaignID)
-	s.upload("large.csv", sb.String())
+	s.b.upload(s.dir, "large.csv", sb.String())
 	text := b.waitText("rows decided")
 	if strings.Contains(text, "Importing") {
 		b.shot("import-progress")

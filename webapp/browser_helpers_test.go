@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -139,6 +140,64 @@ func (b *browser) value(sel string) string {
 		b.t.Fatalf("read %s: %v", sel, err)
 	}
 	return v
+}
+
+// count is how many elements match css on the page.
+func (b *browser) count(css string) int {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll("+strconv.Quote(css)+").length"))
+	if err != nil {
+		b.t.Fatalf("count %s: %v", css, err)
+	}
+	return n
+}
+
+// typeIn replaces what the control at xpath holds with text, typed key by key, and lets the
+// page's script see the field emptied first (the note's counter and the previews follow it).
+func (b *browser) typeIn(xpath, text string) {
+	b.t.Helper()
+	empty := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		ok, err := chromedp.Evaluate[bool](fmt.Sprintf(`(function () {
+			var el = document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+			if (!el) return false;
+			el.value = ""; el.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, xpath))(ctx, t)
+		if err == nil && !ok {
+			err = fmt.Errorf("no element %s", xpath)
+		}
+		return err
+	})
+	actions := []chromedp.Action[chromedp.Void]{empty}
+	if text != "" {
+		actions = append(actions, chromedp.SendKeys(xpath, text))
+	}
+	b.run("type into "+xpath, actions...)
+}
+
+// choose picks value in a select and lets the page's script know, as a person's choice would.
+func (b *browser) choose(xpath, value string) {
+	b.t.Helper()
+	b.run("choose "+value, chromedp.SetValue(xpath, value), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](`document.querySelectorAll("select").forEach(function (s) { s.dispatchEvent(new Event("change", {bubbles: true})); }) || true`)(ctx, t)
+		return err
+	}))
+}
+
+// stepField is the control labelled label in the n-th step (from 1) of the campaign builder.
+func stepField(n int, label string) string {
+	return fmt.Sprintf("(//fieldset[@data-step])[%d]//*[@id=//label[normalize-space(.)=%s]/@for]", n, lit(label))
+}
+
+// upload writes content to dir/name, chooses it in a campaign's import form and presses Import.
+func (b *browser) upload(dir, name, content string) {
+	b.t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.run("choose "+name, chromedp.SetUploadFiles(field("CSV file"), []string{path}))
+	b.click(button("Import"))
 }
 
 // shot saves a PNG of the whole page under the test's temp dir, and under $APP_SHOTS_DIR too

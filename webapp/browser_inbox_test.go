@@ -115,18 +115,6 @@ func (s *inboxScenario) position(prospectID string) (step int, next *time.Time, 
 	return step, next, left
 }
 
-// count is how many elements match css on the page.
-func (b *browser) count(css string) int {
-	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
-	defer cancel()
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll("+strconv.Quote(css)+").length"))
-	if err != nil {
-		b.t.Fatalf("count %s: %v", css, err)
-	}
-	return n
-}
-
 // reply: the conversation reads oldest first with the person beside it; a reply appears in the
 // thread and is what LinkedIn (the simulator, read live by GET /inbox) has last.
 func (s *inboxScenario) reply() {

@@ -29,11 +29,14 @@ func (a *App) doNotContactRoutes(sub *mux.Router) {
 }
 
 var dncFlashes = map[string]string{
-	"added":     "Added to the do-not-contact list. Leads that match it are refused from now on, and nothing more is sent to them.",
-	"present":   "Already on the do-not-contact list.",
-	"removed":   "Removed from the do-not-contact list.",
-	"resumed":   "Resumed: their campaigns continue at the step where they stopped, after the time that was left then.",
-	"unblocked": "Unblocked: they may be contacted again from now on. What the block ended stays ended.",
+	"added":   "Added to the do-not-contact list. Leads that match it are refused from now on, and nothing more is sent to them.",
+	"present": "Already on the do-not-contact list.",
+	"removed": "Removed from the do-not-contact list.",
+	"resumed": "Resumed: their campaigns continue at the step where they stopped, after the time that was left then.",
+	// A person whose sequences had all ended (they replied, or finished them) has none to continue.
+	"resumed-replies": "Resumed: replies to them may be drafted and sent again. No campaign sequence of theirs was paused (a sequence ends when the person replies), so none continues.",
+	"resumed-listed":  "Resumed, but they are on the do-not-contact list: nothing is sent to them until they are unblocked.",
+	"unblocked":       "Unblocked: they may be contacted again from now on. What the block ended stays ended.",
 }
 
 // dncList is one paged list of the page.
@@ -195,7 +198,14 @@ func (a *App) resumePerson(w http.ResponseWriter, r *http.Request, u User) {
 		return
 	}
 	a.log.Info("webapp: person resumed", "sequences", res[0].SequencesResumed, "user", u.ID)
-	a.backToDoNotContact(w, r, "resumed")
+	switch {
+	case res[0].SequencesResumed > 0:
+		a.backToDoNotContact(w, r, "resumed")
+	case res[0].RepliesResumed:
+		a.backToDoNotContact(w, r, "resumed-replies")
+	default:
+		a.backToDoNotContact(w, r, "resumed-listed")
+	}
 }
 
 func (a *App) unblockPerson(w http.ResponseWriter, r *http.Request, u User) {

@@ -92,7 +92,9 @@ func TestDoNotContactPage(t *testing.T) {
 
 // TestResumeAndUnblockOnThePage: Resume gives a stopped person's sequence back its step and the
 // time that was left, counted from the resume (on the engine's clock); Unblock takes a blocked
-// person off the list and says what stays ended.
+// person off the list and says what stays ended. Resume says what it did: sequences continue,
+// only replies (a person whose sequence ended when they replied), or nothing while they are on
+// the list.
 func TestResumeAndUnblockOnThePage(t *testing.T) {
 	t.Parallel()
 	// The engine's clock runs years ahead of the wall clock, as in the demo, and the test moves it.
@@ -114,16 +116,21 @@ func TestResumeAndUnblockOnThePage(t *testing.T) {
 		VALUES ('prs_r', $1, 'cmp_r', 'in:rae', 'rae', 'Rae Park', 'messaged', 'api', 2, $2, 'https://www.linkedin.com/in/rae'),
 		       ('prs_b', $1, 'cmp_r', 'in:bo-lund', 'bo-lund', 'Bo Lund', 'messaged', 'api', 1, $2, 'https://www.linkedin.com/in/bo-lund')`,
 		orgA, domain.Add(30*time.Hour))
+	exec(`INSERT INTO prospects (id, org_id, campaign_id, lead_key, linkedin_id, name, status, source, current_step, sequence_ended_at, linkedin_url)
+		VALUES ('prs_q', $1, 'cmp_r', 'in:quinn', 'quinn', 'Quinn Replied', 'replied', 'api', 2, $2, 'https://www.linkedin.com/in/quinn'),
+		       ('prs_l', $1, 'cmp_r', 'in:lee', 'lee', 'Lee Listed', 'replied', 'api', 2, $2, 'https://www.linkedin.com/in/lee')`,
+		orgA, domain)
 	ref := func(h string) storage.PersonRef {
 		return storage.PersonRef{Key: "in:" + h, Value: "https://www.linkedin.com/in/" + h}
 	}
-	if _, err := e.store.StopPeople(ctx, orgA, []storage.PersonRef{ref("rae")}, "user:"+userA, domain); err != nil {
+	if _, err := e.store.StopPeople(ctx, orgA, []storage.PersonRef{ref("rae"), ref("quinn"), ref("lee")}, "user:"+userA, domain); err != nil {
 		t.Fatal(err)
 	}
 	reason := "asked us to stop"
 	if _, err := e.store.BlockPeople(ctx, orgA, []storage.PersonRef{ref("bo-lund")}, &reason, "user:"+userA, domain); err != nil {
 		t.Fatal(err)
 	}
+
 	c := e.client()
 	c.mustLogin("ops@acme.test", "a long enough password")
 	p := c.get("/app/do-not-contact")
@@ -138,8 +145,27 @@ func TestResumeAndUnblockOnThePage(t *testing.T) {
 	}
 
 	shift.Store(int64(72 * time.Hour)) // three days later on the engine's clock
-	if p := c.post("/app/do-not-contact/resume", url.Values{"person": {"https://www.linkedin.com/in/rae"}}); p.Status != http.StatusSeeOther {
-		t.Fatalf("resume: %d %s", p.Status, alert(p.Body))
+	resumed := func(person, done string) {
+		t.Helper()
+		p := c.post("/app/do-not-contact/resume", url.Values{"person": {person}})
+		if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/app/do-not-contact?done="+done {
+			t.Fatalf("resume %s: %d to %q, want done=%s %s", person, p.Status, p.Header.Get("Location"), done, alert(p.Body))
+		}
+	}
+	resumed("https://www.linkedin.com/in/rae", "resumed")
+	resumed("https://www.linkedin.com/in/quinn", "resumed-replies")
+	// Lee, stopped, is then put on the list by hand: Resume lifts the stop and nothing more.
+	if p := c.post("/app/do-not-contact/add", url.Values{"value": {"https://www.linkedin.com/in/lee"}, "type": {"account"}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("add Lee: %d %s", p.Status, alert(p.Body))
+	}
+	resumed("https://www.linkedin.com/in/lee", "resumed-listed")
+	for done, want := range map[string]string{
+		"resumed-replies": "Resumed: replies to them may be drafted and sent again. No campaign sequence of theirs was paused",
+		"resumed-listed":  "Resumed, but they are on the do-not-contact list: nothing is sent to them until they are unblocked.",
+	} {
+		if p := c.get("/app/do-not-contact?done=" + done); !strings.Contains(p.Body, want) {
+			t.Errorf("after done=%s the page lacks %q", done, want)
+		}
 	}
 	var step int
 	var next time.Time
