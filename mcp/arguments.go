@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -69,4 +70,51 @@ func nulAt(v any, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// nullsAsAbsent removes the members of the arguments' objects whose value is null before the
+// arguments are checked against the tool's input schema: no input schema admits null (an
+// optional input is one left out), and many clients send null for an optional argument they
+// have no value for (some model providers require every argument to be present). So a null
+// means "not given", wherever it stands in an object; a null array element stays and is refused.
+func nullsAsAbsent(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		call, isCall := req.(*sdk.CallToolRequest)
+		if !isCall || call.Params == nil || !bytes.Contains(call.Params.Arguments, []byte("null")) {
+			return next(ctx, method, req)
+		}
+		var args any
+		dec := json.NewDecoder(bytes.NewReader(call.Params.Arguments))
+		dec.UseNumber() // numbers pass through as written
+		if dec.Decode(&args) != nil {
+			return next(ctx, method, req) // the SDK says what is wrong with them
+		}
+		if dropNulls(args) {
+			if raw, err := json.Marshal(args); err == nil {
+				call.Params.Arguments = raw
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// dropNulls deletes null members from every object in v, and reports whether it deleted any.
+func dropNulls(v any) bool {
+	dropped := false
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				dropped = true
+				continue
+			}
+			dropped = dropNulls(e) || dropped
+		}
+	case []any:
+		for _, e := range x {
+			dropped = dropNulls(e) || dropped
+		}
+	}
+	return dropped
 }

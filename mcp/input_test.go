@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"reflect"
 	"testing"
 )
 
@@ -39,4 +40,31 @@ func TestAssistantRefusesNUL(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d proposals stored from refused arguments", n)
 	}
+}
+
+// TestAssistantNullIsAbsent: a null argument (which clients send for an optional argument they
+// have no value for) is the argument left out, at any depth of an object; a required argument
+// sent as null is missing; a null inside a list is still refused.
+func TestAssistantNullIsAbsent(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	cs := connect(t, w.srv, w.org.WriteKey, allGroups)
+	without := ok(t, cs, "list_prospects", map[string]any{"campaign_id": w.campaignID, "limit": 1})
+	with := ok(t, cs, "list_prospects", map[string]any{"campaign_id": w.campaignID, "limit": 1, "status": nil, "offset": nil})
+	if len(without["data"].([]any)) != 1 || !reflect.DeepEqual(with["data"], without["data"]) {
+		t.Fatalf("with nulls %v, without %v", with, without)
+	}
+	p := propose(t, cs, "push_leads", map[string]any{"campaign_id": w.campaignID, "idempotency_key": nil,
+		"leads": []any{map[string]any{"linkedin_url": "https://www.linkedin.com/in/grace-hopper", "first_name": "Grace", "company": nil, "title": nil}}})
+	res := confirm(t, cs, p)
+	if acc, _ := res["accepted"].([]any); len(acc) != 1 {
+		t.Fatalf("push with null members: %v", res)
+	}
+	var company *string
+	queryRow(t, w.srv, `SELECT company FROM prospects WHERE linkedin_id = 'grace-hopper'`, nil, &company)
+	if company != nil {
+		t.Fatalf("a null company was stored as %q", *company)
+	}
+	toolError(t, cs, "get_campaign", map[string]any{"campaign_id": nil}, "campaign_id")
+	toolError(t, cs, "stop_person", map[string]any{"linkedin_urls": []any{nil}}, "linkedin_urls")
 }

@@ -235,7 +235,7 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 		t.add(srv, t.tool)
 		listed[t.tool.Name] = true
 	}
-	srv.AddReceivingMiddleware(s.unlistedTools(listed), refuseNUL)
+	srv.AddReceivingMiddleware(s.unlistedTools(listed), refuseNUL, nullsAsAbsent)
 	actual, _ := s.servers.LoadOrStore(key, srv)
 	return actual.(*sdk.Server)
 }
