@@ -266,7 +266,8 @@ func (s *journey) stopAndResume() {
 	b.click("//a[contains(., 'Ada Journey')]")
 	b.waitText(journeyAnswer)
 	b.click(button("Stop"))
-	text := b.waitText("Stopped: nothing more is sent")
+	// Her reply ended her sequence, so the stop says it paused none.
+	text := b.waitText("No campaign sequence of theirs was running, so none was paused.")
 	if !strings.Contains(text, "Ada Journey is stopped: nothing is sent to them.") || b.count("#reply") != 0 {
 		t.Fatalf("the stopped conversation still offers a reply:\n%s", text)
 	}

@@ -35,6 +35,7 @@ var replyFlashes = map[string]string{
 
 var conversationFlashes = map[string]string{
 	"stopped": "Stopped: nothing more is sent to them automatically and their campaign sequences are paused where they are. Resume them under Do not contact.",
+	"stopped-replies": "Stopped: no reply is drafted or sent to them automatically any more. No campaign sequence of theirs was running, so none was paused. Resume them under Do not contact.",
 	"blocked": "Blocked: they are on the do-not-contact list, their campaign sequences have ended and nothing is sent to them. Unblock them under Do not contact.",
 }
 
@@ -143,12 +144,17 @@ func (a *App) stopFromInbox(w http.ResponseWriter, r *http.Request, u User) {
 	if !ok {
 		return
 	}
-	if _, err := a.store.StopPeople(r.Context(), u.OrgID, []storage.PersonRef{ref}, "user:"+u.ID, a.domainNow()); err != nil {
+	res, err := a.store.StopPeople(r.Context(), u.OrgID, []storage.PersonRef{ref}, "user:"+u.ID, a.domainNow())
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
+	done := "stopped"
+	if res[0].CampaignsPaused == 0 {
+		done = "stopped-replies" // their sequences had ended (a reply ends one) or never started
+	}
 	a.log.Info("webapp: person stopped", "chat", c.ID, "user", u.ID)
-	http.Redirect(w, r, "/app/inbox/"+c.ID+"?done=stopped", http.StatusSeeOther)
+	http.Redirect(w, r, "/app/inbox/"+c.ID+"?done="+done, http.StatusSeeOther)
 }
 
 type blockData struct {

@@ -158,8 +158,8 @@ func TestInboxPages(t *testing.T) {
 	}
 
 	// Stop: as POST /inbox/stop, recorded as the person's; the conversation then says so.
-	if p := c.post("/app/inbox/chat_ada/stop", url.Values{}); p.Status != http.StatusSeeOther {
-		t.Fatalf("stop: %d", p.Status)
+	if p := c.post("/app/inbox/chat_ada/stop", url.Values{}); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/app/inbox/chat_ada?done=stopped" {
+		t.Fatalf("stop: %d to %q; want the word that her running sequence is paused", p.Status, p.Header.Get("Location"))
 	}
 	var by string
 	if err := e.store.Pool().QueryRow(context.Background(), `SELECT stopped_by FROM person_stops WHERE org_id = $1 AND key = 'in:ada'`, e.org).Scan(&by); err != nil || by != "user:"+e.user {

@@ -141,7 +141,7 @@ func thousands(n int) string {
 // ago renders a duration in the past as people say it.
 func ago(d time.Duration) string {
 	switch {
-	case d < 0:
+	case d < 5*time.Second:
 		return "just now"
 	case d < time.Minute:
 		return fmt.Sprintf("%d s ago", int(d.Seconds()))
