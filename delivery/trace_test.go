@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -46,16 +47,28 @@ func TestAttemptSpansLinkToTheCommittingSpan(t *testing.T) {
 		t.Fatalf("payload traceparent %v, want the committing span's %q", stored, want.Get("traceparent"))
 	}
 
+	// An attempt's span ends after its answer is read, so after the receiver saw the request:
+	// wait until the span each request names has ended (other spans, the transaction's and the
+	// fan-out's, end too, so a count of ended spans would not do).
+	named := make([]trace.SpanContext, 2)
+	for i, r := range got[:2] {
+		named[i] = trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(),
+			propagation.HeaderCarrier(r.header)))
+	}
 	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
 	testenv.Eventually(t, 5*time.Second, func() (bool, string) {
 		for _, s := range spans.Ended() {
 			byID[s.SpanContext().SpanID()] = s
 		}
-		return len(byID) >= 2, "attempt spans not ended yet"
+		for i, h := range named {
+			if _, ended := byID[h.SpanID()]; !ended {
+				return false, fmt.Sprintf("request %d: no ended span named %s", i+1, h.SpanID())
+			}
+		}
+		return true, ""
 	})
 	for i, r := range got[:2] {
-		header := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(),
-			propagation.HeaderCarrier(r.header)))
+		header := named[i]
 		s, ok := byID[header.SpanID()]
 		if !ok || s.SpanContext().TraceID() != header.TraceID() {
 			t.Fatalf("request %d: traceparent %q names no recorded span", i+1, r.header.Get("traceparent"))
