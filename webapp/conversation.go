@@ -34,9 +34,9 @@ var replyFlashes = map[string]string{
 }
 
 var conversationFlashes = map[string]string{
-	"stopped": "Stopped: nothing more is sent to them automatically and their campaign sequences are paused where they are. Resume them under Do not contact.",
+	"stopped":         "Stopped: nothing more is sent to them automatically and their campaign sequences are paused where they are. Resume them under Do not contact.",
 	"stopped-replies": "Stopped: no reply is drafted or sent to them automatically any more. No campaign sequence of theirs was running, so none was paused. Resume them under Do not contact.",
-	"blocked": "Blocked: they are on the do-not-contact list, their campaign sequences have ended and nothing is sent to them. Unblock them under Do not contact.",
+	"blocked":         "Blocked: they are on the do-not-contact list, their campaign sequences have ended and nothing is sent to them. Unblock them under Do not contact.",
 }
 
 func (a *App) chatOf(w http.ResponseWriter, r *http.Request, u User) (storage.InboxChat, bool) {
