@@ -30,6 +30,7 @@ run-fresh: build
 
 vet:
 	$(GO) vet ./...
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted (run gofmt -w):" $$unformatted; exit 1; fi
 
 # The browser tests' Chromium is found (or installed) once here, before packages test in parallel.
 test: build vet
