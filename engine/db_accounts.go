@@ -101,10 +101,22 @@ func wakeCampaigns(ctx context.Context, q storage.Querier, orgIDs []string, now 
 	return err
 }
 
-// pickSendingSeat returns the seat a campaign sends from: the prospect's own seat when it has
-// one, else the first of the campaign's seats, else the organization's oldest seat. Disconnected
-// seats are returned too, so the caller can tell "no seat" (ErrNotFound) from "seat down".
-func pickSendingSeat(ctx context.Context, q storage.Querier, orgID string, prospectAccount *string, campaignAccounts []string) (storage.LinkedInAccount, error) {
+// pickSendingSeat returns the seat a prospect is reached from: its own seat when it has one;
+// else, for a campaign listing several seats, the listed seat with the fewest of the campaign's
+// people so far (connected ones first, then those not resting in this pass, then in list
+// order), so that the campaign's people are shared among its seats; else the campaign's one
+// seat, else the organization's oldest. Disconnected seats are returned too, so the caller can
+// tell "no seat" (ErrNotFound) from "seat down".
+func pickSendingSeat(ctx context.Context, q storage.Querier, campaignID, orgID string, prospectAccount *string, campaignAccounts, resting []string) (storage.LinkedInAccount, error) {
+	if (prospectAccount == nil || *prospectAccount == "") && len(campaignAccounts) > 1 {
+		a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts a
+			WHERE org_id = $1 AND id = ANY($2)
+			ORDER BY (status = 'disconnected'), (id = ANY($4::text[])),
+				(SELECT count(*) FROM prospects p WHERE p.campaign_id = $3 AND p.account_id = a.id),
+				array_position($2::text[], id)
+			LIMIT 1`, orgID, campaignAccounts, campaignID, resting))
+		return a, storage.NotFound(err, "linkedin account for org "+orgID)
+	}
 	pref := campaignAccounts
 	if prospectAccount != nil && *prospectAccount != "" {
 		pref = []string{*prospectAccount}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"outreachd/outreach"
@@ -112,6 +114,12 @@ func (e *Engine) runCampaign(ctx context.Context, run campaignRun, now time.Time
 	ended := false
 	anyDue := false
 	done := map[string]bool{}
+	// A campaign with several seats goes on while one of them can act: a seat that cannot
+	// (its pace, a cap, down) rests for the rest of the pass, and the people no seat reached yet
+	// go to the others.
+	several := len(c.AccountIDs) > 1
+	resting := map[string]time.Time{}
+	allResting := false
 loop:
 	for budget > 0 {
 		ids, err := dueProspectIDs(ctx, e.db, c.ID, now, budget+25)
@@ -126,7 +134,25 @@ loop:
 			}
 			done[id] = true
 			progressed, anyDue = true, true
-			out, err := e.step(ctx, run, id, now)
+			out, err := e.step(ctx, run, id, now, resting)
+			for several && err == nil && out.seat != "" {
+				until := out.restsUntil(now)
+				if until.IsZero() {
+					break
+				}
+				_, before := resting[out.seat]
+				if !before {
+					resting[out.seat] = until
+				}
+				if !out.unassigned {
+					break
+				}
+				if before { // the best seat left for a new person is resting too: all are
+					allResting = true
+					break
+				}
+				out, err = e.step(ctx, run, id, now, resting) // the next seat of the campaign
+			}
 			if err != nil {
 				e.log.Warn("engine: step", "prospect", id, "err", err)
 				continue
@@ -142,6 +168,12 @@ loop:
 					break loop
 				}
 			}
+			if several && out.seat != "" {
+				if allResting {
+					break loop
+				}
+				continue
+			}
 			if out.seatDown {
 				notBefore = now.Add(15 * time.Minute)
 				break loop
@@ -153,6 +185,16 @@ loop:
 		}
 		if !progressed || len(ids) < budget+25 {
 			break
+		}
+	}
+	if len(resting) > 0 {
+		// Look again when the first resting seat may act, or within a quarter of an hour: the
+		// campaign's next look is never earlier than its first due step (releaseCampaign), and a
+		// seat resting until tomorrow must not hold back the steps of the others.
+		first := slices.MinFunc(slices.Collect(maps.Values(resting)), time.Time.Compare)
+		notBefore = first
+		if later := now.Add(15 * time.Minute); first.After(later) {
+			notBefore = later
 		}
 	}
 	if budget <= 0 {
@@ -181,6 +223,26 @@ type stepOutcome struct {
 	ended    bool      // the prospect's sequence ended
 	seatDown bool      // the seat cannot act now; stop this campaign for the pass
 	wait     time.Time // the seat may not act before then (its pace); stop this campaign until then
+	// seat is the seat the step was for ("" when there is none); unassigned, that the prospect
+	// had none of its own and its campaign has several, so another may take it.
+	seat       string
+	unassigned bool
+	rest       time.Time // a cap of the seat holds until then (a prospect no seat reached yet)
+}
+
+// restsUntil is until when the step's seat cannot act for this campaign's pass (zero: it can,
+// or the step did not find out): its pace, a cap, a rate limit's end, or a quarter of an hour
+// for a seat that is down.
+func (o stepOutcome) restsUntil(now time.Time) time.Time {
+	switch {
+	case !o.wait.IsZero():
+		return o.wait
+	case !o.rest.IsZero():
+		return o.rest
+	case o.seatDown:
+		return now.Add(15 * time.Minute)
+	}
+	return time.Time{}
 }
 
 // halted reports a prospect the sequence must not touch: paused (POST /inbox/stop), lost,

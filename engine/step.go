@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -17,20 +19,23 @@ import (
 // do-not-contact list, pass the seat's gate and record the intent. Phase 2: the provider's call,
 // no transaction open. Phase 3, in a second transaction: the outcome, its activity and events.
 // Its span is named after the action taken (trace.go).
-func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time) (out stepOutcome, err error) {
+func (e *Engine) step(ctx context.Context, run campaignRun, id string, now time.Time, resting map[string]time.Time) (out stepOutcome, err error) {
 	ctx, span := e.startSpan(ctx, "engine.step", func() []attribute.KeyValue {
 		return []attribute.KeyValue{telemetry.AttrOrg.String(run.c.OrgID), AttrCampaign.String(run.c.ID), AttrProspect.String(id)}
 	})
 	did := ""
 	defer func() { endStep(span, did, err) }()
-	out, did, err = e.act(ctx, run, id, now, false)
+	out, did, err = e.act(ctx, run, id, now, false, resting)
 	return out, err
 }
 
 // act is step, or with check the check of an action a prospect no longer due left open (its
 // answer lost, or its instance dead): nothing is started then, and the prospect is not ended.
 // did is the kind of action taken or checked ("" for none).
-func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.Time, check bool) (stepOutcome, string, error) {
+//
+// resting are the seats of a campaign with several seats that cannot act in this pass (their
+// pace, a cap, down): a person no seat has reached yet goes to another seat when one can act.
+func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.Time, check bool, resting map[string]time.Time) (stepOutcome, string, error) {
 	var out stepOutcome
 	due := func(p engineProspect) bool { return check || (p.NextStepAt != nil && !p.NextStepAt.After(now)) }
 	var in *intent
@@ -42,10 +47,14 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		if err != nil || !due(p0) {
 			return err
 		}
-		seat, err := pickSendingSeat(ctx, tx, p0.OrgID, p0.AccountID, run.c.AccountIDs)
+		seat, err := pickSendingSeat(ctx, tx, run.c.ID, p0.OrgID, p0.AccountID, run.c.AccountIDs, slices.Collect(maps.Keys(resting)))
 		noSeat := errors.Is(err, outreach.ErrNotFound)
 		if err != nil && !noSeat {
 			return err
+		}
+		if !noSeat {
+			out.seat = seat.ID
+			out.unassigned = p0.AccountID == nil && len(run.c.AccountIDs) > 1
 		}
 		var g seatGate
 		if !noSeat {
@@ -69,7 +78,7 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		if !sameSeat(p.AccountID, p0.AccountID) {
 			return nil // the prospect moved to another seat meanwhile: the next pass acts from it
 		}
-		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: g.acc, now: now, out: &out, check: check}
+		s := &stepper{e: e, tx: tx, run: run, p: &p, acc: g.acc, now: now, out: &out, check: check, spread: out.unassigned}
 		in, err = s.plan(ctx, g)
 		return err
 	})
@@ -81,7 +90,7 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		return out, in.act.Kind, ctx.Err() // shutting down: the action's lease runs out and the next look checks it
 	}
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		out = stepOutcome{}
+		out = stepOutcome{seat: in.acc.ID}
 		if err := e.seatTold(ctx, tx, in.acc.ID, r.err, now); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func (e *Engine) checkOpenActions(ctx context.Context) (int, error) {
 			e.log.Warn("engine: open action of a campaign whose sequence does not parse", "campaign", c.ID, "err", err)
 			continue
 		}
-		if _, _, err := e.act(ctx, campaignRun{c: c, steps: steps}, o[0], now, true); err != nil {
+		if _, _, err := e.act(ctx, campaignRun{c: c, steps: steps}, o[0], now, true, nil); err != nil {
 			e.log.Warn("engine: check an open action", "prospect", o[0], "err", err)
 		}
 	}

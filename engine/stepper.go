@@ -25,6 +25,9 @@ type stepper struct {
 	out *stepOutcome
 	// check: only an action left open is checked (act); nothing is started or ended.
 	check bool
+	// spread: the prospect has no seat yet and its campaign has several; a seat that cannot act
+	// now (a cap reached) leaves the prospect due, for another seat of the campaign to reach.
+	spread bool
 }
 
 // ref names the prospect to the provider, by member id when a look-up found it (or the key is
@@ -109,10 +112,14 @@ func (s *stepper) plan(ctx context.Context, g seatGate) (*intent, error) {
 	switch {
 	case r.down:
 		s.out.seatDown = true
-		if r.wait.IsZero() {
+		if r.wait.IsZero() || s.spread {
+			s.out.rest = r.wait
 			return nil, nil
 		}
 		s.p.NextStepAt = &r.wait // an invitation waits out the seat's rate limit
+	case r.capped != "" && s.spread:
+		s.out.rest = r.wait // another seat of the campaign may reach them now
+		return nil, nil
 	case r.capped != "":
 		s.e.log.Debug("engine: seat cap reached", "account", g.acc.ID, "cap", r.capped, "prospect", s.p.ID,
 			"until", r.wait)
