@@ -17,22 +17,23 @@ import (
 // TestBrowserCampaigns drives the campaign builder, the CSV import and the launch preview in
 // headless Chromium against the built binary: build a campaign with two steps (add, reorder,
 // remove, previews, the note's counter, an impossible filter refused with the API's words and
-// the form kept), save it and read it back from the API, edit the draft with and without
-// script, duplicate it, import a file with good, refused and duplicate rows and read the
-// reasons, watch a larger file's progress, list the leads by verdict, and launch after the
-// preview.
+// the form kept) sending from two seats, save it and read it back from the API, edit the draft
+// with and without script, duplicate it, import a file with good, refused and duplicate rows
+// and read the reasons, watch a larger file's progress, list the leads by verdict, and launch
+// after the preview names both seats.
 func TestBrowserCampaigns(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	srv, org := startApp(t)
-	testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Sam Seller")
+	sam := testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Sam Seller")["account_id"].(string)
+	ann := testenv.Admin(t, srv.DBURL, "account", "connect", "--org", org.ID, "--name", "Ann Other")["account_id"].(string)
 	if r := org.Write.Do(t, "PUT", "/api/v1/settings/default-filters", map[string]any{"hard_filters": map[string]any{
 		"companies": map[string]any{"exclude": []string{"Globex"}}}}); r.Status != 200 {
 		t.Fatalf("default filters: %d %s", r.Status, r.Body)
 	}
-	s := &campaignScenario{t: t, srv: srv, org: org, b: newBrowser(t, srv.URL), dir: t.TempDir()}
+	s := &campaignScenario{t: t, srv: srv, org: org, b: newBrowser(t, srv.URL), dir: t.TempDir(), seats: []string{sam, ann}}
 	s.b.signIn("ops@acme.test")
 	start := time.Now()
 	for _, st := range []struct {
@@ -53,6 +54,7 @@ type campaignScenario struct {
 	org        testenv.Org
 	b          *browser
 	dir        string
+	seats      []string // Sam Seller's and Ann Other's, oldest first
 	campaignID string
 }
 
@@ -118,6 +120,9 @@ func (s *campaignScenario) build() {
 	if n := s.steps(); n != 2 {
 		t.Fatalf("%d steps after removing one", n)
 	}
+	// Both seats send: ticked in the list's order, whatever the order of the clicks.
+	b.click(seatBox("Ann Other"))
+	b.click(seatBox("Sam Seller"))
 	b.shot("campaign-new")
 	// An impossible filter: refused with the API's words, next to the filters, the form kept.
 	s.b.typeIn("//*[@id='f-company_size-min']", "500")
@@ -137,8 +142,12 @@ func (s *campaignScenario) build() {
 	seq := c["sequence"].([]any)
 	if r.Status != 200 || c["status"] != "draft" || len(seq) != 2 ||
 		seq[0].(map[string]any)["type"] != "connect" || seq[0].(map[string]any)["text"] != "Hi {{first_name}}, I work with founders at {{company}}." ||
-		seq[1].(map[string]any)["type"] != "message" || seq[1].(map[string]any)["delay_days"] != float64(2) {
-		t.Fatalf("the saved campaign: %s", r.Body)
+		seq[1].(map[string]any)["type"] != "message" || seq[1].(map[string]any)["delay_days"] != float64(2) ||
+		fmt.Sprint(c["account_ids"]) != fmt.Sprint(s.seats) {
+		t.Fatalf("the saved campaign (account_ids %v, want %v): %s", c["account_ids"], s.seats, r.Body)
+	}
+	if n := b.count("input[name=seats]:checked"); n != 2 {
+		t.Fatalf("the saved draft ticks %d seats, want both", n)
 	}
 	if hf := c["meta"].(map[string]any)["hard_filters"].(map[string]any); fmt.Sprint(hf["company_size"]) != "map[min:500]" ||
 		fmt.Sprint(hf["companies"]) != "map[exclude:[Globex]]" {
@@ -160,7 +169,8 @@ func (s *campaignScenario) edit() {
 	b.run("laptop-sized window", chromedp.EmulateViewport(1280, 900))
 	r := s.org.Read.Do(t, "GET", "/api/v1/campaigns/"+s.campaignID, nil)
 	c := r.JSON["data"].(map[string]any)
-	if c["daily_limit"] != float64(15) || c["sequence"].([]any)[1].(map[string]any)["delay_days"] != float64(3) {
+	if c["daily_limit"] != float64(15) || c["sequence"].([]any)[1].(map[string]any)["delay_days"] != float64(3) ||
+		fmt.Sprint(c["account_ids"]) != fmt.Sprint(s.seats) {
 		t.Fatalf("the edited draft: %s", r.Body)
 	}
 }
@@ -201,6 +211,11 @@ func (s *campaignScenario) editWithoutScript() {
 	b.fill("Name", "Berlin founders")
 	b.click(button("Save"))
 	b.waitText("Changes saved.")
+	// The seats ticked went through the posts of the step buttons.
+	r := s.org.Read.Do(t, "GET", "/api/v1/campaigns/"+s.campaignID, nil)
+	if got := r.JSON["data"].(map[string]any)["account_ids"]; fmt.Sprint(got) != fmt.Sprint(s.seats) {
+		t.Fatalf("after editing without script the draft sends from %v, want %v", got, s.seats)
+	}
 }
 
 // duplicate: a draft copy named after the original.
@@ -295,11 +310,14 @@ func (s *campaignScenario) launch() {
 	b.open("/app/campaigns/" + s.campaignID)
 	b.click(button("Launch…"))
 	text := strings.Join(strings.Fields(b.waitText("Here is what will happen")), " ")
-	for _, want := range []string{"Sam Seller (connected), the organization's oldest seat", "Daily limit 15",
+	for _, want := range []string{"Sends from Sam Seller (connected) Ann Other (connected)", "shared among these seats", "Daily limit 15",
 		"invite with a note, right away", "message, 3 days after the step before", "The first invitations go", "engine's clock", "It cannot be undone"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the launch preview lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "oldest seat") {
+		t.Errorf("the preview sends from the oldest seat, not the two ticked:\n%s", text)
 	}
 	b.shot("launch")
 	b.click(button("Launch campaign"))

@@ -97,6 +97,11 @@ func field(label string) string {
 	return "//*[@id=//label[normalize-space(.)=" + lit(label) + "]/@for]"
 }
 
+// seatBox is the builder's Send from checkbox of the seat named name.
+func seatBox(name string) string {
+	return "//fieldset[legend='Send from']//label[starts-with(normalize-space(.), " + lit(name) + ")]/input[@type='checkbox']"
+}
+
 // signIn signs in as email (with scenarioPassword) on the sign-in page.
 func (b *browser) signIn(email string) {
 	b.t.Helper()

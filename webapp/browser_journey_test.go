@@ -123,7 +123,7 @@ func (s *journey) build() {
 	b.click(button("New campaign"))
 	b.waitText("Build the campaign")
 	b.fill("Name", journeyCampaign)
-	b.click("//fieldset[legend='Send from']//label[starts-with(normalize-space(.), 'Sam Seller')]/input")
+	b.click(seatBox("Sam Seller"))
 	b.choose(field("Time zone"), "Europe/Berlin")
 	b.run("schedule hours", chromedp.SetValue(field("Start"), "00:00"), chromedp.SetValue(field("End"), "23:59"))
 	if n := b.count("input[name=day]:checked"); n != 7 {
@@ -151,7 +151,7 @@ func (s *journey) build() {
 			t.Errorf("the saved draft's %s is %q, want %q", sel, got, want)
 		}
 	}
-	if n, chosen := b.count("input[name=seat]:checked"), b.mainTextOf("//input[@name='seat'][@checked]/parent::label"); n != 1 ||
+	if n, chosen := b.count("input[name=seats]:checked"), b.mainTextOf("//input[@name='seats'][@checked]/parent::label"); n != 1 ||
 		!strings.HasPrefix(strings.TrimSpace(chosen), "Sam Seller") {
 		t.Errorf("the saved draft sends from %q (%d chosen), want Sam Seller by name", chosen, n)
 	}

@@ -14,14 +14,15 @@ import (
 // outreach.CampaignRequest a POST /campaigns or PATCH /campaigns/{id} carries, so the builder
 // refuses exactly what the API refuses, with the API's words. Steps are repeated fields
 // (step_type, step_wait, step_text, step_attachments) in the order of the page, so a script that
-// reorders them on the page needs to rename nothing.
+// reorders them on the page needs to rename nothing. The seats ticked are a repeated field
+// (seats) too, in the order of the organization's seats on the page.
 
 // builderForm is the builder's fields as typed, kept as text so a refused form is shown again as
 // the person left it.
 type builderForm struct {
 	Name       string
-	Type       string // outbound or inbound
-	Seat       string // an acc_ id, or "" for the organization's oldest seat
+	Type       string   // outbound or inbound
+	Seats      []string // the acc_ ids ticked, in the page's order; none for the organization's oldest seat
 	DailyLimit string
 	Timezone   string
 	Days       []string // monday … sunday, those ticked
@@ -71,7 +72,7 @@ type builderOp struct {
 // decodeBuilder reads the builder's form. It fails only on a form no page of ours sends (steps
 // whose fields do not line up, an unknown button): what a person types is checked when saved.
 func decodeBuilder(form url.Values) (builderForm, builderOp, error) {
-	f := builderForm{Name: form.Get("name"), Type: form.Get("type"), Seat: form.Get("seat"),
+	f := builderForm{Name: form.Get("name"), Type: form.Get("type"), Seats: form["seats"],
 		DailyLimit: strings.TrimSpace(form.Get("daily_limit")), Timezone: form.Get("timezone"), Days: form["day"],
 		Start: form.Get("start"), End: form.Get("end"), Terms: map[string]termForm{}, Ranges: map[string]rangeForm{}}
 	for _, r := range termRules {
@@ -175,10 +176,7 @@ func (f builderForm) request() (outreach.CampaignRequest, error) {
 		return req, err
 	}
 	req.Meta = &outreach.CampaignMeta{HardFilters: filters}
-	seats := []string{}
-	if f.Seat != "" {
-		seats = []string{f.Seat}
-	}
+	seats := append([]string{}, f.Seats...)
 	req.AccountIDs = &seats
 	return req, nil
 }
@@ -260,9 +258,7 @@ func builderFormOf(s outreach.CampaignSettings) builderForm {
 	f := builderForm{Name: s.Name, Type: s.OutreachType, DailyLimit: strconv.Itoa(s.DailyLimit),
 		Timezone: s.Schedule.Timezone, Days: s.Schedule.WorkingDays, Start: s.Schedule.StartTime, End: s.Schedule.EndTime,
 		Terms: map[string]termForm{}, Ranges: map[string]rangeForm{}}
-	if len(s.AccountIDs) > 0 {
-		f.Seat = s.AccountIDs[0]
-	}
+	f.Seats = append([]string(nil), s.AccountIDs...)
 	for _, r := range termRules {
 		if rule := s.HardFilters.Term(r.Key); rule != nil {
 			f.Terms[r.Key] = termForm{Include: strings.Join(rule.Include, "\n"), Exclude: strings.Join(rule.Exclude, "\n")}

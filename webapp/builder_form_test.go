@@ -14,7 +14,7 @@ import (
 // BuilderValues is a form as the builder's page sends it, with steps given as type, wait, text
 // (the external tests use it too).
 func BuilderValues(op string, steps ...[3]string) url.Values {
-	v := url.Values{"name": {"Berlin founders"}, "type": {"outbound"}, "seat": {""}, "daily_limit": {"25"},
+	v := url.Values{"name": {"Berlin founders"}, "type": {"outbound"}, "daily_limit": {"25"},
 		"timezone": {"Europe/Berlin"}, "day": {"monday", "wednesday"}, "start": {"09:00"}, "end": {"17:30"},
 		"f_roles_include": {"CTO\n\n  founder  \n"}, "f_companies_exclude": {"Globex"}, "f_company_size_min": {"10"},
 		"f_company_size_max": {""}, "op": {op}}
@@ -27,22 +27,29 @@ func BuilderValues(op string, steps ...[3]string) url.Values {
 	return v
 }
 
+// settingsOf is what saving the form v (with Save) stores.
+func settingsOf(t *testing.T, v url.Values) (builderForm, outreach.CampaignSettings) {
+	t.Helper()
+	f, op, err := decodeBuilder(v)
+	if err != nil || op.Kind != "save" {
+		t.Fatalf("decode: %v %+v", err, op)
+	}
+	req, err := f.request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _, err := req.Create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, in
+}
+
 func TestDecodeBuilder(t *testing.T) {
 	t.Parallel()
 	two := [][3]string{{"invite", "0", "Hi {{first_name}}"}, {"message", "2", "Thanks"}}
 	t.Run("the form becomes the API's request", func(t *testing.T) {
-		f, op, err := decodeBuilder(BuilderValues("save", two...))
-		if err != nil || op.Kind != "save" {
-			t.Fatalf("decode: %v %+v", err, op)
-		}
-		req, err := f.request()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, _, err := req.Create()
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, in := settingsOf(t, BuilderValues("save", two...))
 		want := outreach.CampaignSettings{Name: "Berlin founders", OutreachType: "outbound", DailyLimit: 25,
 			Schedule: outreach.Schedule{Timezone: "Europe/Berlin", WorkingDays: []string{"monday", "wednesday"}, StartTime: "09:00", EndTime: "17:30"},
 			Sequence: []outreach.SequenceStep{{Type: "connect", Text: "Hi {{first_name}}", Attachments: []outreach.Attachment{}},
@@ -110,7 +117,20 @@ func TestDecodeBuilder(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the seats ticked are the campaign's, in the page's order", func(t *testing.T) {
+		sam, ann := outreach.NewID("acc"), outreach.NewID("acc")
+		v := BuilderValues("save", two...)
+		v["seats"] = []string{ann, sam}
+		_, in := settingsOf(t, v)
+		if !reflect.DeepEqual(in.AccountIDs, []string{ann, sam}) {
+			t.Fatalf("account_ids %q, want %q", in.AccountIDs, []string{ann, sam})
+		}
+		if back := builderFormOf(in); !reflect.DeepEqual(back.Seats, []string{ann, sam}) {
+			t.Fatalf("the stored seats show as %q", back.Seats)
+		}
+	})
 	t.Run("what a person types wrong is refused with the API's words", func(t *testing.T) {
+		sam := outreach.NewID("acc")
 		cases := []struct {
 			name    string
 			change  func(url.Values)
@@ -131,7 +151,9 @@ func TestDecodeBuilder(t *testing.T) {
 			{"invite second", func(v url.Values) { v["step_type"][0], v["step_type"][1] = "message", "invite" }, "sequence[1] is a connect step; the connection request can only be the first step", "sequence", 1},
 			{"wait not a number", func(v url.Values) { v["step_wait"][1] = "2.5" }, `sequence[1].delay_days must be a whole number of days, got "2.5"`, "sequence", 1},
 			{"invite in inbound", func(v url.Values) { v.Set("type", "inbound") }, "inbound campaign messages people already connected", "sequence", 0},
-			{"not a seat", func(v url.Values) { v.Set("seat", "Sam") }, `account_ids[0] "Sam" is not a LinkedIn account id`, "seat", -1},
+			{"not a seat", func(v url.Values) { v["seats"] = []string{"Sam"} }, `account_ids[0] "Sam" is not a LinkedIn account id`, "seat", -1},
+			{"second seat not a seat", func(v url.Values) { v["seats"] = []string{sam, "Sam"} }, `account_ids[1] "Sam" is not a LinkedIn account id`, "seat", -1},
+			{"seat twice", func(v url.Values) { v["seats"] = []string{sam, sam} }, "account_ids[1] " + sam + " is listed twice", "seat", -1},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,17 @@ import (
 var form = webapp.BuilderValues
 
 var stepTexts = regexp.MustCompile(`(?s)<textarea id="s[0-9]+-text" name="step_text"[^>]*>(.*?)</textarea>`)
+
+var tickedSeats = regexp.MustCompile(`<input type="checkbox" name="seats" value="(acc_[^"]+)" checked>`)
+
+// ticked are the seats a builder page ticks, in order.
+func ticked(body string) []string {
+	var out []string
+	for _, m := range tickedSeats.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
 
 // texts are the steps' texts of a builder page, in order.
 func texts(body string) []string {
@@ -84,9 +96,9 @@ func TestBuilderPages(t *testing.T) {
 	}
 
 	// Saved: a draft with the organization's defaults merged in, as POST /campaigns makes it.
-	seat := e.seat(orgID, "Sam Seller")
+	sam, ann := e.seat(orgID, "Sam Seller"), e.seat(orgID, "Ann Other")
 	good := form("save", two...)
-	good.Set("seat", seat)
+	good["seats"] = []string{sam, ann}
 	p = c.post("/app/campaigns/new", good)
 	if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Header.Get("Location"), "/app/campaigns/cmp_") {
 		t.Fatalf("save: %d %s", p.Status, alert(p.Body))
@@ -97,14 +109,44 @@ func TestBuilderPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if camp.Status != outreach.CampaignDraft || len(camp.Sequence) != 2 || camp.Sequence[0].Type != outreach.StepConnect ||
-		camp.HardFilters.Companies == nil || camp.AccountIDs[0] != seat || camp.Schedule.StartTime != "09:00" {
+		camp.HardFilters.Companies == nil || !slices.Equal(camp.AccountIDs, []string{sam, ann}) || camp.Schedule.StartTime != "09:00" {
 		t.Fatalf("saved: %+v", camp)
 	}
 
-	// The draft's page edits it.
+	// The draft's page edits it, both seats ticked, and the launch preview names both.
 	p = c.get("/app/campaigns/" + id)
 	if !strings.Contains(p.Body, `action="/app/campaigns/`+id+`/edit"`) || len(texts(p.Body)) != 2 || !strings.Contains(p.Body, ">Save</button>") {
 		t.Fatal("the draft's page is not its builder")
+	}
+	if got := ticked(p.Body); !slices.Equal(got, []string{sam, ann}) {
+		t.Fatalf("the draft's page ticks %q, want Sam's and Ann's seats %q", got, []string{sam, ann})
+	}
+	if !strings.Contains(p.Body, "None ticked: the organization's oldest seat (Sam Seller today).") {
+		t.Fatalf("the builder does not say what no seat ticked means:\n%s", p.Body)
+	}
+	p = c.post("/app/campaigns/"+id+"/status", url.Values{"status": {"active"}})
+	if !strings.Contains(p.Body, "<li>Sam Seller (connected)</li><li>Ann Other (connected)</li>") || !strings.Contains(p.Body, ">Launch campaign</button>") {
+		t.Fatalf("the launch preview does not name both seats:\n%s", p.Body)
+	}
+
+	// A seat of another organization, or a name where a seat's id belongs, is refused next to
+	// Send from with the API's words, the organization's seats ticked as posted.
+	otherOrg, _ := e.org("ops@other.test", "a long enough password")
+	foreign := e.seat(otherOrg, "Their Seller")
+	bad = form("save", two...)
+	bad["seats"] = []string{ann, foreign}
+	p = c.post("/app/campaigns/"+id+"/edit", bad)
+	if p.Status != http.StatusBadRequest || !strings.Contains(p.Body, `id="b-seats-err">account_ids[1] `+foreign+` is not a LinkedIn account of this organization`) ||
+		!slices.Equal(ticked(p.Body), []string{ann}) || strings.Contains(p.Body, "Their Seller") {
+		t.Fatalf("a foreign seat: %d %s", p.Status, alert(p.Body))
+	}
+	bad["seats"] = []string{"Sam Seller"}
+	if p := c.post("/app/campaigns/"+id+"/edit", bad); p.Status != http.StatusBadRequest ||
+		!strings.Contains(p.Body, `id="b-seats-err">account_ids[0] &#34;Sam Seller&#34; is not a LinkedIn account id`) {
+		t.Fatalf("a seat by name: %d %s", p.Status, alert(p.Body))
+	}
+	if camp, _ = e.store.GetCampaign(ctx, orgID, id); !slices.Equal(camp.AccountIDs, []string{sam, ann}) {
+		t.Fatalf("a refused edit changed the seats: %q", camp.AccountIDs)
 	}
 	edit := form("save", [3]string{"message", "1", "Only a message"})
 	edit.Set("name", "Renamed")
@@ -139,6 +181,17 @@ func TestBuilderPages(t *testing.T) {
 	p = c.post("/app/campaigns/"+id+"/edit", edit)
 	if p.Status != http.StatusConflict || !strings.Contains(p.Body, "only a draft can be edited") {
 		t.Fatalf("edit a launched campaign: %d %s", p.Status, alert(p.Body))
+	}
+
+	// A draft listing both seats the other way round (made through the API) shows both ticked,
+	// in the organization's order, which is the order the builder saves.
+	api, err := e.store.CreateCampaign(ctx, orgID, storage.NewCampaign{Name: "Through the API", OutreachType: outreach.OutreachOutbound,
+		DailyLimit: 20, Schedule: outreach.DefaultSchedule(), AccountIDs: []string{ann, sam}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ticked(c.get("/app/campaigns/" + api.ID).Body); !slices.Equal(got, []string{sam, ann}) {
+		t.Fatalf("the API's draft ticks %q, want both seats %q", got, []string{sam, ann})
 	}
 }
 

@@ -20,25 +20,31 @@ import (
 
 // builderView is what the builder's template shows.
 type builderView struct {
-	Action     string
-	New        bool
-	F          builderForm
-	Seats      []storage.LinkedInAccount
-	ListedMore int // seats a draft lists besides the first (made through the API)
-	Timezones  []string
-	Days       []dayOption
-	Terms      []termView
-	Ranges     []rangeView
-	Defaults   []string // the organization's default filters, in words
-	Sample     sampleView
-	Steps      []stepView
-	NewStep    stepView // what Add step adds, for the script
-	Errors     map[string]string
-	Refused    string // why the last Save was refused, in the API's words
-	RefusedAt  string // the id of the section it is about
-	Unsaved    bool
-	MaxNote    int
-	MaxSteps   int
+	Action    string
+	New       bool
+	F         builderForm
+	Seats     []seatOption
+	Oldest    string // the name of the seat a campaign that ticks none sends from
+	Timezones []string
+	Days      []dayOption
+	Terms     []termView
+	Ranges    []rangeView
+	Defaults  []string // the organization's default filters, in words
+	Sample    sampleView
+	Steps     []stepView
+	NewStep   stepView // what Add step adds, for the script
+	Errors    map[string]string
+	Refused   string // why the last Save was refused, in the API's words
+	RefusedAt string // the id of the section it is about
+	Unsaved   bool
+	MaxNote   int
+	MaxSteps  int
+}
+
+// seatOption is one of the organization's seats, ticked when the campaign sends from it.
+type seatOption struct {
+	storage.LinkedInAccount
+	Checked bool
 }
 
 type dayOption struct {
@@ -82,15 +88,17 @@ func (a *App) builder(ctx context.Context, u User, c *storage.Campaign, f builde
 		Errors: map[string]string{}, MaxNote: outreach.MaxConnectNoteLen, MaxSteps: outreach.MaxSequenceSteps}
 	if c != nil {
 		v.Action = "/app/campaigns/" + c.ID + "/edit"
-		if len(c.AccountIDs) > 1 {
-			v.ListedMore = len(c.AccountIDs) - 1
-		}
 	}
 	seats, e := a.store.OrgLinkedInAccounts(ctx, u.OrgID)
 	if e != nil {
 		return v, e
 	}
-	v.Seats = seats
+	for _, s := range seats {
+		v.Seats = append(v.Seats, seatOption{LinkedInAccount: s, Checked: slices.Contains(f.Seats, s.ID)})
+	}
+	if oldest := oldestSeat(seats); oldest != nil {
+		v.Oldest = oldest.Name
+	}
 	for _, d := range weekdayLabels {
 		v.Days = append(v.Days, dayOption{Value: d.Value, Label: d.Label, Checked: slices.Contains(f.Days, d.Value)})
 	}

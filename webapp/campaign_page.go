@@ -145,7 +145,7 @@ func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c sto
 // settingsView is a launched campaign's settings as its page shows them, read only.
 type settingsView struct {
 	Type     string
-	SendFrom string
+	SendFrom seatsView
 	Schedule string
 	Filters  []string
 	Steps    []stepView
@@ -157,7 +157,7 @@ func (a *App) settings(ctx context.Context, u User, c storage.Campaign) (setting
 	if err != nil {
 		return v, err
 	}
-	v.SendFrom = sendingSeat(seats, c.AccountIDs).describe()
+	v.SendFrom = sendingSeatsOf(seats, c.AccountIDs).view()
 	f := builderFormOf(c.Settings())
 	for i, s := range f.Steps {
 		sv := stepView{stepForm: s, Index: i, Num: i + 1, Invite: s.Type == stepInvite}

@@ -12,74 +12,17 @@ import (
 )
 
 // Launch…: before the person confirms, the page says what will happen — how many leads are
-// accepted, waiting for enrichment and rejected, which seat sends, the daily limit, and when
+// accepted, waiting for enrichment and rejected, which seats send, the daily limit, and when
 // the first invitations go (the next moment inside the schedule on the engine's clock). A
 // campaign that could send nothing (no seat; an inbound campaign without steps) is explained
 // and not launched.
-
-// connectSeatHint says where a seat is connected.
-const connectSeatHint = "Connect one on the LinkedIn accounts page, with Connect LinkedIn account."
-
-// seatChoice is the seat a campaign sends from, as the engine picks it: the first seat the
-// campaign lists, else the organization's oldest, a connected one before a disconnected one.
-type seatChoice struct {
-	Seat   *storage.LinkedInAccount
-	Listed bool // the campaign names it
-	None   bool // the organization has no seat (or the one listed is gone)
-}
-
-func sendingSeat(seats []storage.LinkedInAccount, listed []string) seatChoice {
-	if len(listed) > 0 {
-		for i := range seats {
-			if seats[i].ID == listed[0] {
-				return seatChoice{Seat: &seats[i], Listed: true}
-			}
-		}
-		return seatChoice{None: true, Listed: true}
-	}
-	var pick *storage.LinkedInAccount
-	for i := range seats { // oldest first
-		if pick == nil || (pick.Status == "disconnected" && seats[i].Status != "disconnected") {
-			pick = &seats[i]
-		}
-	}
-	return seatChoice{Seat: pick, None: pick == nil}
-}
-
-// describe says the choice in words.
-func (s seatChoice) describe() string {
-	if s.None {
-		if s.Listed {
-			return "the seat this campaign lists no longer exists"
-		}
-		return "no LinkedIn account is connected to this organization yet"
-	}
-	name := s.Seat.Name + " (" + seatStatus(*s.Seat) + ")"
-	if !s.Listed {
-		return name + ", the organization's oldest seat"
-	}
-	return name
-}
-
-func seatStatus(a storage.LinkedInAccount) string {
-	switch a.Status {
-	case "rate_limited":
-		if a.CooldownUntil != nil {
-			return "rate limited by LinkedIn until " + a.CooldownUntil.UTC().Format("2006-01-02 15:04 UTC")
-		}
-		return "rate limited by LinkedIn"
-	case "disconnected":
-		return "disconnected: nothing is sent from it until it is reconnected"
-	}
-	return a.Status
-}
 
 // launchView is the launch page.
 type launchView struct {
 	C          storage.Campaign
 	Verdicts   map[string]int
 	Leads      int
-	SendFrom   string
+	SendFrom   seatsView
 	Steps      []stepView
 	First      string // when the first invitations (messages, inbound) go
 	FirstNote  string
@@ -104,20 +47,22 @@ func (a *App) launchPreview(ctx context.Context, u User, c storage.Campaign) (la
 	if err != nil {
 		return v, err
 	}
-	seat := sendingSeat(seats, c.AccountIDs)
-	v.SendFrom = seat.describe()
+	sending := sendingSeatsOf(seats, c.AccountIDs)
+	v.SendFrom = sending.view()
 	inbound := c.OutreachType == outreach.OutreachInbound
 	first := "invitations"
 	if inbound {
 		first = "messages"
 	}
-	switch {
-	case seat.None:
-		v.Blockers = append(v.Blockers, "There is no LinkedIn account to send from: "+seat.describe()+". "+connectSeatHint+
+	switch m := sending.missing(); {
+	case m != "" && len(seats) > 0:
+		v.Blockers = append(v.Blockers, "There is no LinkedIn account to send from: "+m+
+			". Tick another under Send from (or none, for the organization's oldest seat), save, and launch.")
+	case m != "":
+		v.Blockers = append(v.Blockers, "There is no LinkedIn account to send from: "+m+". "+connectSeatHint+
 			" Then choose it under Send from, save, and launch.")
-	case seat.Seat.Status != "connected":
-		v.Warnings = append(v.Warnings, "The seat is "+seatStatus(*seat.Seat)+"; nothing goes out from it until LinkedIn lets it again.")
 	}
+	v.Warnings = append(v.Warnings, sending.warnings()...)
 	f := builderFormOf(c.Settings())
 	for i, s := range f.Steps {
 		v.Steps = append(v.Steps, stepView{stepForm: s, Index: i, Num: i + 1, Invite: s.Type == stepInvite})

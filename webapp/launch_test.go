@@ -63,7 +63,7 @@ func TestLaunchPreview(t *testing.T) {
 		t.Fatalf("a confirmed launch without a seat: %d, %s", p.Status, statusOf(noSeat))
 	}
 
-	e.seat(orgID, "Sam Seller")
+	sam := e.seat(orgID, "Sam Seller")
 	// An inbound campaign without steps has nothing to send.
 	empty := mk("Empty inbound", outreach.OutreachInbound, nil)
 	if p := launch(empty, true); p.Status != http.StatusConflict || !strings.Contains(p.Body, "has no steps, so it has nothing to send") ||
@@ -103,6 +103,57 @@ func TestLaunchPreview(t *testing.T) {
 	}
 	if p := launch(camp, true); p.Status != http.StatusSeeOther || statusOf(camp) != outreach.CampaignActive {
 		t.Fatalf("confirmed launch: %d %s", p.Status, statusOf(camp))
+	}
+
+	// Several seats: each is named with its state; one that is not connected is warned about
+	// by name while the others carry on, and the campaign launches.
+	ann, bob := e.seat(orgID, "Ann Other"), e.seat(orgID, "Bob Idle")
+	if _, err := e.store.Pool().Exec(ctx, `UPDATE linkedin_accounts SET status = 'disconnected' WHERE id = $1`, bob); err != nil {
+		t.Fatal(err)
+	}
+	listing := func(name string, seats ...string) storage.Campaign {
+		t.Helper()
+		camp := mk(name, outreach.OutreachOutbound, invite)
+		if _, err := e.store.Pool().Exec(ctx, `UPDATE campaigns SET account_ids = $2 WHERE id = $1`, camp.ID, seats); err != nil {
+			t.Fatal(err)
+		}
+		return camp
+	}
+	shared := listing("Shared", ann, sam, bob)
+	p = launch(shared, false)
+	for _, want := range []string{
+		"<li>Ann Other (connected)</li><li>Sam Seller (connected)</li><li>Bob Idle (disconnected: nothing is sent from it until it is reconnected)</li>",
+		"The campaign&#39;s people are shared among these seats: each new person goes to the one with the fewest of them so far",
+		"Bob Idle is disconnected: nothing is sent from it until it is reconnected. The people it already reached wait for it; new people go to the campaign&#39;s connected seats.",
+		">Launch campaign</button>",
+	} {
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("the preview of three seats lacks %s", want)
+		}
+	}
+	if strings.Contains(p.Body, "Ann Other is ") || strings.Contains(p.Body, "Sam Seller is ") || strings.Contains(p.Body, "oldest seat") {
+		t.Errorf("the preview of three seats warns about a connected seat or names the oldest:\n%s", p.Body)
+	}
+	if p := launch(shared, true); p.Status != http.StatusSeeOther || statusOf(shared) != outreach.CampaignActive {
+		t.Fatalf("a launch with one seat of three disconnected: %d %s", p.Status, statusOf(shared))
+	}
+
+	// Every seat listed gone: explained, not launched; one gone of two: said, and launched.
+	gone := listing("Gone", outreach.NewID("acc"), outreach.NewID("acc"))
+	p = launch(gone, false)
+	if !strings.Contains(p.Body, "There is no LinkedIn account to send from: none of the seats this campaign lists exists any more. Tick another under Send from") ||
+		strings.Contains(p.Body, ">Launch campaign</button>") {
+		t.Fatalf("every seat gone: %s", p.Body)
+	}
+	if p := launch(gone, true); p.Status != http.StatusConflict || statusOf(gone) != outreach.CampaignDraft {
+		t.Fatalf("a confirmed launch with every seat gone: %d %s", p.Status, statusOf(gone))
+	}
+	half := listing("Half gone", outreach.NewID("acc"), ann)
+	p = launch(half, false)
+	if !strings.Contains(p.Body, "<dd>Ann Other (connected) <span class=\"hint\">1 more seat this campaign lists no longer exists.</span>") ||
+		!strings.Contains(p.Body, "1 more seat this campaign lists no longer exists; the campaign sends from Ann Other alone.") ||
+		!strings.Contains(p.Body, ">Launch campaign</button>") {
+		t.Fatalf("one seat of two gone: %s", p.Body)
 	}
 }
 
