@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"outreachd/engine"
@@ -156,8 +157,8 @@ func (a *App) disconnectSeat(w http.ResponseWriter, r *http.Request, u User) {
 }
 
 // disconnectWords says what disconnecting acc does, naming the campaigns it touches: those
-// that send from it (the engine sends a campaign's people from the first seat it names) and
-// those that send from the organization's seats (naming none).
+// that send from it alone, those that list it beside other seats (their new people go to the
+// others), and those that send from the organization's seats (naming none).
 func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.LinkedInAccount) ([]string, error) {
 	camps, err := a.store.ListCampaigns(ctx, orgID)
 	if err != nil {
@@ -167,7 +168,7 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 	if err != nil {
 		return nil, err
 	}
-	var named, shared []string
+	var named, beside, stranded, shared []string
 	for _, c := range camps {
 		if c.Status != outreach.CampaignActive && c.Status != outreach.CampaignPaused {
 			continue
@@ -175,8 +176,13 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		switch {
 		case len(c.AccountIDs) == 0:
 			shared = append(shared, "“"+c.Name+"”")
-		case c.AccountIDs[0] == acc.ID:
+		case !slices.Contains(c.AccountIDs, acc.ID):
+		case len(c.AccountIDs) == 1:
 			named = append(named, "“"+c.Name+"”")
+		case anotherWorking(listedSeats(seats, c.AccountIDs), acc.ID):
+			beside = append(beside, "“"+c.Name+"”")
+		default:
+			stranded = append(stranded, "“"+c.Name+"”")
 		}
 	}
 	msg := []string{"outreachd stops acting through " + acc.Name + " at once: no invitation, message, reply or profile look-up goes out from it. " +
@@ -185,6 +191,14 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		msg = append(msg, fmt.Sprintf("Campaigns that send from it: %s. Their people wait where they are, and continue where they stopped once the seat is reconnected.",
 			strings.Join(named, ", ")))
 	}
+	if len(beside) > 0 {
+		msg = append(msg, fmt.Sprintf("Campaigns that send from it and other seats: %s. Their new people go through their other connected seats; the people %s already contacted wait for it.",
+			strings.Join(beside, ", "), acc.Name))
+	}
+	if len(stranded) > 0 {
+		msg = append(msg, fmt.Sprintf("Campaigns whose other seats are not connected either: %s. They send nothing until one of their seats is connected.",
+			strings.Join(stranded, ", ")))
+	}
 	if len(shared) > 0 {
 		next := "New people go through your other connected seats; the people " + acc.Name + " already contacted wait for it."
 		if !anotherWorking(seats, acc.ID) {
@@ -192,10 +206,21 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		}
 		msg = append(msg, fmt.Sprintf("Campaigns that send from the organization's seats: %s. %s", strings.Join(shared, ", "), next))
 	}
-	if len(named)+len(shared) == 0 {
+	if len(named)+len(beside)+len(stranded)+len(shared) == 0 {
 		msg = append(msg, "No active or paused campaign sends from it.")
 	}
 	return append(msg, "Reconnect brings it back."), nil
+}
+
+// listedSeats are the seats of the organization a campaign lists.
+func listedSeats(seats []storage.LinkedInAccount, ids []string) []storage.LinkedInAccount {
+	var out []storage.LinkedInAccount
+	for _, s := range seats {
+		if slices.Contains(ids, s.ID) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func anotherWorking(seats []storage.LinkedInAccount, except string) bool {

@@ -152,9 +152,23 @@ func TestLinkedInAccountsPage(t *testing.T) {
 	if _, err := e.store.SetCampaignStatus(context.Background(), camp.ID, outreach.CampaignActive); err != nil {
 		t.Fatal(err)
 	}
+	// A campaign that lists the seat second, beside a connected seat, goes on through that one.
+	ria, err := engine.ConnectSeat(context.Background(), e.store.Pool(), orgID, "Ria Rahman", "pa_ria_"+orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := e.store.CreateCampaign(context.Background(), orgID, storage.NewCampaign{Name: "Pair", DailyLimit: 20,
+		OutreachType: outreach.OutreachOutbound, Schedule: outreach.DefaultSchedule(), AccountIDs: []string{ria.ID, seat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.SetCampaignStatus(context.Background(), pair.ID, outreach.CampaignActive); err != nil {
+		t.Fatal(err)
+	}
 	p = c.post("/app/linkedin-accounts/"+seat+"/disconnect", url.Values{})
 	for _, want := range []string{"Disconnect Sam &lt;b&gt;Seller&lt;/b&gt;?", "Campaigns that send from it: “Founders &lt;i&gt;Dublin&lt;/i&gt;”",
-		"continue where they stopped once the seat is reconnected", `name="confirm" value="yes"`} {
+		"continue where they stopped once the seat is reconnected", `name="confirm" value="yes"`,
+		"Campaigns that send from it and other seats: “Pair”. Their new people go through their other connected seats"} {
 		if p.Status != http.StatusOK || !strings.Contains(p.Body, want) {
 			t.Errorf("disconnect confirmation: %d, lacks %q", p.Status, want)
 		}
