@@ -33,13 +33,20 @@ func (w *world) sends(kind string) int {
 	return w.count(`SELECT count(*) FROM activities WHERE org_id = $1 AND kind = $2`, w.org, kind)
 }
 
-func TestSpacing(t *testing.T) {
-	t.Parallel()
-	w := newWorld(t, monday, worldOpt{})
+// pacedPair gives the world an engine that keeps a 2 to 5 minutes gap between two actions of a
+// seat, and returns a second instance with the same pace.
+func (w *world) pacedPair() *engine.Engine {
+	w.t.Helper()
 	cfg := engine.Config{ActionSpacing: engine.Spacing{Min: 2 * time.Minute, Max: 5 * time.Minute}}
 	w.eng = w.newEngine(draftAdapter{drafter.Builtin{}}, cfg)
 	cfg.InstanceID = "second"
-	second := w.newEngine(draftAdapter{drafter.Builtin{}}, cfg)
+	return w.newEngine(draftAdapter{drafter.Builtin{}}, cfg)
+}
+
+func TestSpacing(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, monday, worldOpt{})
+	second := w.pacedPair()
 	w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), handles("pace", 3)...)
 	w.push(w.campaign("", outreach.Schedule{}, threeSteps, 0), handles("pace-b", 3)...)
 	w.together(w.eng, second)

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"outreachd/adapters/drafter"
 	"outreachd/engine"
 	"outreachd/outreach"
 	"outreachd/storage"
@@ -142,10 +141,7 @@ func TestCampaignSeatDownLeavesPeopleToTheOthers(t *testing.T) {
 func TestCampaignSeatsKeepTheirOwnPace(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, monday, worldOpt{})
-	cfg := engine.Config{ActionSpacing: engine.Spacing{Min: 2 * time.Minute, Max: 5 * time.Minute}}
-	w.eng = w.newEngine(draftAdapter{drafter.Builtin{}}, cfg)
-	cfg.InstanceID = "second"
-	second := w.newEngine(draftAdapter{drafter.Builtin{}}, cfg)
+	second := w.pacedPair()
 	sam, ria := w.acc, w.seat("Ria Rahman")
 	cid := w.seatsCampaign(sam.ID, ria.ID)
 	w.push(cid, handles("pace", 6)...)
