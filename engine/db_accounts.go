@@ -101,22 +101,10 @@ func wakeCampaigns(ctx context.Context, q storage.Querier, orgIDs []string, now 
 	return err
 }
 
-// pickSendingSeat returns the seat a prospect is reached from: its own seat when it has one;
-// else, for a campaign listing several seats, the listed seat with the fewest of the campaign's
-// people so far (connected ones first, then those not resting in this pass, then in list
-// order), so that the campaign's people are shared among its seats; else the campaign's one
-// seat, else the organization's oldest. Disconnected seats are returned too, so the caller can
-// tell "no seat" (ErrNotFound) from "seat down".
-func pickSendingSeat(ctx context.Context, q storage.Querier, campaignID, orgID string, prospectAccount *string, campaignAccounts, resting []string) (storage.LinkedInAccount, error) {
-	if (prospectAccount == nil || *prospectAccount == "") && len(campaignAccounts) > 1 {
-		a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts a
-			WHERE org_id = $1 AND id = ANY($2)
-			ORDER BY (status = 'disconnected'), (id = ANY($4::text[])),
-				(SELECT count(*) FROM prospects p WHERE p.campaign_id = $3 AND p.account_id = a.id),
-				array_position($2::text[], id)
-			LIMIT 1`, orgID, campaignAccounts, campaignID, resting))
-		return a, storage.NotFound(err, "linkedin account for org "+orgID)
-	}
+// pickSendingSeat returns the seat a prospect is reached from: its own seat when it has one,
+// else the first of the campaign's seats, else the organization's oldest seat. Disconnected
+// seats are returned too, so the caller can tell "no seat" (ErrNotFound) from "seat down".
+func pickSendingSeat(ctx context.Context, q storage.Querier, orgID string, prospectAccount *string, campaignAccounts []string) (storage.LinkedInAccount, error) {
 	pref := campaignAccounts
 	if prospectAccount != nil && *prospectAccount != "" {
 		pref = []string{*prospectAccount}
@@ -124,5 +112,19 @@ func pickSendingSeat(ctx context.Context, q storage.Querier, campaignID, orgID s
 	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts
 		WHERE org_id = $1 AND (cardinality($2::text[]) = 0 OR id = ANY($2))
 		ORDER BY array_position($2::text[], id), (status = 'disconnected'), created_at, id LIMIT 1`, orgID, pref))
+	return a, storage.NotFound(err, "linkedin account for org "+orgID)
+}
+
+// pickSharedSeat returns the seat a new person of an outbound campaign listing several seats
+// is reached from, so that the campaign's people are shared among them: the listed seat with
+// the fewest of the campaign's people so far, connected ones first, then those not resting in
+// this pass, then in list order. Disconnected seats are returned too (after the others).
+func pickSharedSeat(ctx context.Context, q storage.Querier, campaignID, orgID string, seats, resting []string) (storage.LinkedInAccount, error) {
+	a, err := storage.ScanLinkedInAccount(q.QueryRow(ctx, `SELECT `+storage.LinkedInAccountColumns+` FROM linkedin_accounts a
+		WHERE org_id = $1 AND id = ANY($2)
+		ORDER BY (status = 'disconnected'), (id = ANY($4::text[])),
+			(SELECT count(*) FROM prospects p WHERE p.campaign_id = $3 AND p.account_id = a.id),
+			array_position($2::text[], id)
+		LIMIT 1`, orgID, seats, campaignID, resting))
 	return a, storage.NotFound(err, "linkedin account for org "+orgID)
 }

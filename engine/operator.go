@@ -105,7 +105,7 @@ func (e *Engine) prospectReport(ctx context.Context, in OperatorReport, row *rep
 		if err != nil {
 			return err
 		}
-		acc, err = pickSendingSeat(ctx, tx, c.ID, p.OrgID, p.AccountID, c.AccountIDs, nil)
+		acc, err = pickSendingSeat(ctx, tx, p.OrgID, p.AccountID, c.AccountIDs)
 		return err
 	})
 	if errors.Is(err, outreach.ErrNotFound) {

@@ -47,14 +47,21 @@ func (e *Engine) act(ctx context.Context, run campaignRun, id string, now time.T
 		if err != nil || !due(p0) {
 			return err
 		}
-		seat, err := pickSendingSeat(ctx, tx, run.c.ID, p0.OrgID, p0.AccountID, run.c.AccountIDs, slices.Collect(maps.Keys(resting)))
+		// An outbound campaign's new people are shared among its seats; an inbound campaign
+		// writes to connections, who are the connections of the seat it names first.
+		share := p0.AccountID == nil && len(run.c.AccountIDs) > 1 && run.c.OutreachType == outreach.OutreachOutbound
+		var seat storage.LinkedInAccount
+		if share {
+			seat, err = pickSharedSeat(ctx, tx, run.c.ID, p0.OrgID, run.c.AccountIDs, slices.Collect(maps.Keys(resting)))
+		} else {
+			seat, err = pickSendingSeat(ctx, tx, p0.OrgID, p0.AccountID, run.c.AccountIDs)
+		}
 		noSeat := errors.Is(err, outreach.ErrNotFound)
 		if err != nil && !noSeat {
 			return err
 		}
 		if !noSeat {
-			out.seat = seat.ID
-			out.unassigned = p0.AccountID == nil && len(run.c.AccountIDs) > 1
+			out.seat, out.unassigned = seat.ID, share
 		}
 		var g seatGate
 		if !noSeat {

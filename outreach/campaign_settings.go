@@ -22,9 +22,10 @@ type CampaignSettings struct {
 	// HardFilters are the campaign's own; the organization's default filters are merged in when
 	// it is stored (HardFilters.Merge).
 	HardFilters HardFilters
-	// AccountIDs are the LinkedIn seats listed for it: its people are shared among them (each new
-	// person goes to the listed seat with the fewest of them, and stays with the seat that first
-	// reached them); none means the organization's oldest seat.
+	// AccountIDs are the LinkedIn seats listed for it: an outbound campaign's people are shared
+	// among them (each new person goes to the listed seat with the fewest of them, and stays with
+	// the seat that first reached them), an inbound campaign writes from the first; none means
+	// the organization's oldest seat.
 	AccountIDs []string
 }
 

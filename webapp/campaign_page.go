@@ -157,7 +157,7 @@ func (a *App) settings(ctx context.Context, u User, c storage.Campaign) (setting
 	if err != nil {
 		return v, err
 	}
-	v.SendFrom = sendingSeatsOf(seats, c.AccountIDs).view()
+	v.SendFrom = sendingSeatsOf(seats, c.AccountIDs).view(c.OutreachType == outreach.OutreachInbound)
 	f := builderFormOf(c.Settings())
 	for i, s := range f.Steps {
 		sv := stepView{stepForm: s, Index: i, Num: i + 1, Invite: s.Type == stepInvite}

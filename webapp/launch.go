@@ -48,8 +48,8 @@ func (a *App) launchPreview(ctx context.Context, u User, c storage.Campaign) (la
 		return v, err
 	}
 	sending := sendingSeatsOf(seats, c.AccountIDs)
-	v.SendFrom = sending.view()
 	inbound := c.OutreachType == outreach.OutreachInbound
+	v.SendFrom = sending.view(inbound)
 	first := "invitations"
 	if inbound {
 		first = "messages"

@@ -134,6 +134,15 @@ func TestLaunchPreview(t *testing.T) {
 	if strings.Contains(p.Body, "Ann Other is ") || strings.Contains(p.Body, "Sam Seller is ") || strings.Contains(p.Body, "oldest seat") {
 		t.Errorf("the preview of three seats warns about a connected seat or names the oldest:\n%s", p.Body)
 	}
+	// An inbound campaign writes to connections: its seats are not shared out.
+	inbound := mk("Inbound pair", outreach.OutreachInbound, []outreach.SequenceStep{{Type: outreach.StepMessage, Text: "Hi {{first_name}}"}})
+	if _, err := e.store.Pool().Exec(ctx, `UPDATE campaigns SET account_ids = $2 WHERE id = $1`, inbound.ID, []string{ann, sam}); err != nil {
+		t.Fatal(err)
+	}
+	if p := launch(inbound, false); !strings.Contains(p.Body, "An inbound campaign writes to connections: from the seat a person is already in touch with, else from the first of these seats.") ||
+		strings.Contains(p.Body, "shared among these seats") {
+		t.Errorf("the preview of an inbound campaign of two seats:\n%s", p.Body)
+	}
 	if p := launch(shared, true); p.Status != http.StatusSeeOther || statusOf(shared) != outreach.CampaignActive {
 		t.Fatalf("a launch with one seat of three disconnected: %d %s", p.Status, statusOf(shared))
 	}

@@ -87,7 +87,9 @@ type seatsView struct {
 	Note  string
 }
 
-func (s sendingSeats) view() seatsView {
+// view says the seats; inbound campaigns write to connections, who are the connections of the
+// first seat listed (or of the seat a person is already in touch with), so they are not shared.
+func (s sendingSeats) view(inbound bool) seatsView {
 	if m := s.missing(); m != "" {
 		return seatsView{Lines: []string{m}}
 	}
@@ -99,7 +101,10 @@ func (s sendingSeats) view() seatsView {
 		v.Lines[0] += ", the organization's oldest seat"
 	}
 	var note []string
-	if len(s.Seats) > 1 {
+	switch {
+	case len(s.Seats) > 1 && inbound:
+		note = append(note, "An inbound campaign writes to connections: from the seat a person is already in touch with, else from the first of these seats.")
+	case len(s.Seats) > 1:
 		note = append(note, "The campaign's people are shared among these seats: each new person goes to the one with the fewest of them so far, and stays with the seat that first reached them.")
 	}
 	if s.Gone > 0 {
