@@ -177,8 +177,9 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		case len(c.AccountIDs) == 0:
 			shared = append(shared, "“"+c.Name+"”")
 		case !slices.Contains(c.AccountIDs, acc.ID):
-		case len(c.AccountIDs) == 1:
-			named = append(named, "“"+c.Name+"”")
+		case len(c.AccountIDs) == 1, c.OutreachType == outreach.OutreachInbound && c.AccountIDs[0] == acc.ID:
+			named = append(named, "“"+c.Name+"”") // an inbound campaign writes from its first seat
+		case c.OutreachType == outreach.OutreachInbound: // not its first seat: only people already in touch with it wait
 		case anotherWorking(listedSeats(seats, c.AccountIDs), acc.ID):
 			beside = append(beside, "“"+c.Name+"”")
 		default:
