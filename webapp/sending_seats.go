@@ -8,9 +8,10 @@ import (
 )
 
 // The seats a campaign sends from, as the engine picks them, said the same way on the launch
-// preview and on a launched campaign's page. A campaign that lists seats shares its people
-// among those that still exist (each new person to the one with the fewest of them so far,
-// connected seats first); one that lists none sends from the organization's oldest seat.
+// preview and on a launched campaign's page. An outbound campaign that lists seats shares its
+// people among those that still exist (each new person to the one with the fewest of them so
+// far, connected seats first), an inbound one writes from its first; one that lists none sends
+// from the organization's oldest seat.
 
 // connectSeatHint says where a seat is connected.
 const connectSeatHint = "Connect one on the LinkedIn accounts page, with Connect LinkedIn account."
