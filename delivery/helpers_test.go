@@ -55,10 +55,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 	}
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	box, err := delivery.NewSecretBox(make([]byte, 32))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +73,7 @@ func startHub(t *testing.T, o hubOpts) *hubEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &hubEnv{st: st, ds: ds, hub: hub, reg: reg, org: org.ID, box: box}
+	e := &hubEnv{st: st, ds: ds, hub: hub, reg: reg, org: org, box: box}
 	if !o.noRun {
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)

@@ -42,15 +42,12 @@ func processEnv(t *testing.T, url string) (dbURL string, st *storage.Store, org 
 	t.Helper()
 	dbURL = testenv.DatabaseURL(t)
 	st, ds := testenv.OpenStores(t, dbURL, 4)
-	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ds.CreateDestination(context.Background(), delivery.Destination{OrgID: o.ID, Name: "r",
+	org = testenv.StoreOrg(t, st)
+	if _, err := ds.CreateDestination(context.Background(), delivery.Destination{OrgID: org, Name: "r",
 		Kind: outreach.DestinationHTTPS, URL: url, Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
-	return dbURL, st, o.ID
+	return dbURL, st, org
 }
 
 // emitN commits n sample events in transactions of ten and returns their identifying ids.

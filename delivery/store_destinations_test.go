@@ -11,17 +11,7 @@ import (
 	"outreachd/delivery"
 	"outreachd/internal/testenv"
 	"outreachd/outreach"
-	"outreachd/storage"
 )
-
-func newOrg(t *testing.T, st *storage.Store) string {
-	t.Helper()
-	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.ID
-}
 
 func httpsDest(orgID, name string) delivery.Destination {
 	return delivery.Destination{OrgID: orgID, Name: name, Kind: outreach.DestinationHTTPS,
@@ -32,7 +22,7 @@ func TestDestinationLimitUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	// 25 concurrent creations: exactly ten may win, whatever the interleaving.
 	var wg sync.WaitGroup
 	errs := make(chan error, 25)
@@ -65,7 +55,7 @@ func TestDestinationLimitUnderConcurrency(t *testing.T) {
 		t.Fatalf("list: %d, %v", len(list), err)
 	}
 	// Another organization has its own ten.
-	if _, err := ds.CreateDestination(ctx, httpsDest(newOrg(t, st), "other")); err != nil {
+	if _, err := ds.CreateDestination(ctx, httpsDest(testenv.StoreOrg(t, st), "other")); err != nil {
 		t.Fatalf("other org: %v", err)
 	}
 }
@@ -74,7 +64,7 @@ func TestDestinationCRUDScopedByOrg(t *testing.T) {
 	t.Parallel()
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, other := newOrg(t, st), newOrg(t, st)
+	org, other := testenv.StoreOrg(t, st), testenv.StoreOrg(t, st)
 	sealed := "v1:sealed"
 	in := httpsDest(org, "a")
 	in.SecretSealed = &sealed
@@ -130,7 +120,7 @@ func TestAttemptAndDeliveryLogs(t *testing.T) {
 	t.Parallel()
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, other := newOrg(t, st), newOrg(t, st)
+	org, other := testenv.StoreOrg(t, st), testenv.StoreOrg(t, st)
 	d1, _ := ds.CreateDestination(ctx, httpsDest(org, "one"))
 	d2, _ := ds.CreateDestination(ctx, httpsDest(org, "two"))
 	d3, _ := ds.CreateDestination(ctx, httpsDest(org, "never"))
@@ -217,42 +207,39 @@ func TestPurgeDeletedDestinations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, ds := testenv.Stores(t)
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := ds.CreateDestination(ctx, delivery.Destination{ID: outreach.NewID("dst"), OrgID: org.ID, Name: "x",
+	org := testenv.StoreOrg(t, st)
+	d, err := ds.CreateDestination(ctx, delivery.Destination{ID: outreach.NewID("dst"), OrgID: org, Name: "x",
 		Kind: outreach.DestinationHTTPS, URL: "https://example.com/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ds.RecordAttempts(ctx, []delivery.AttemptRecord{{DestinationID: d.ID, OrgID: org.ID, EventID: "evt_1",
+	if err := ds.RecordAttempts(ctx, []delivery.AttemptRecord{{DestinationID: d.ID, OrgID: org, EventID: "evt_1",
 		EventKind: "invite_sent", Attempt: 1, Trigger: delivery.TriggerTest, At: time.Now(), URL: d.URL, StatusCode: 200,
 		WebhookID: "dlv_test1", Succeeded: true}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ds.DeleteDestination(ctx, org.ID, d.ID); err != nil {
+	if err := ds.DeleteDestination(ctx, org, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ds.GetDestination(ctx, org.ID, d.ID); err == nil {
+	if _, err := ds.GetDestination(ctx, org, d.ID); err == nil {
 		t.Fatal("a deleted destination is still found")
 	}
-	if _, at, err := ds.DestinationForLog(ctx, org.ID, d.ID); err != nil || at == nil {
+	if _, at, err := ds.DestinationForLog(ctx, org, d.ID); err != nil || at == nil {
 		t.Fatalf("the deleted destination's log: %v %v", at, err)
 	}
 	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 		t.Fatalf("purged a fresh deletion: %d %v", n, err)
 	}
-	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0, false); err != nil || len(list) != 1 || *list[0].DeliveryID != "dlv_test1" {
+	if list, _, err := ds.AttemptLog(ctx, org, d.ID, 10, 0, false); err != nil || len(list) != 1 || *list[0].DeliveryID != "dlv_test1" {
 		t.Fatalf("attempts after the deletion: %+v %v", list, err)
 	}
 	if n, err := ds.PurgeDeletedDestinations(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
 		t.Fatalf("purge: %d %v", n, err)
 	}
-	if _, _, err := ds.DestinationForLog(ctx, org.ID, d.ID); err == nil {
+	if _, _, err := ds.DestinationForLog(ctx, org, d.ID); err == nil {
 		t.Fatal("a purged destination is still found")
 	}
-	if list, _, err := ds.AttemptLog(ctx, org.ID, d.ID, 10, 0, false); err != nil || len(list) != 0 {
+	if list, _, err := ds.AttemptLog(ctx, org, d.ID, 10, 0, false); err != nil || len(list) != 0 {
 		t.Fatalf("attempts after the purge: %+v %v", list, err)
 	}
 }

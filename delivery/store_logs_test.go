@@ -16,8 +16,8 @@ import (
 func TestAttemptViews(t *testing.T) {
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
-	other := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
+	other := testenv.StoreOrg(t, st)
 	d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org, Name: "d", Kind: outreach.DestinationHTTPS,
 		URL: "https://1.1.1.1/h", Enabled: true})
 	if err != nil {

@@ -21,12 +21,9 @@ func TestTwoProcessesKeepTheRateLimit(t *testing.T) {
 	rc := countingReceiver{newReceiver(t, nil)}
 	dbURL := testenv.DatabaseURL(t)
 	st, ds := testenv.OpenStores(t, dbURL, 4)
-	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	limit := rate
-	d, err := ds.CreateDestination(context.Background(), delivery.Destination{OrgID: o.ID, Name: "r",
+	d, err := ds.CreateDestination(context.Background(), delivery.Destination{OrgID: org, Name: "r",
 		Kind: outreach.DestinationHTTPS, URL: rc.URL, Enabled: true, RateLimitPerSecond: &limit})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +32,7 @@ func TestTwoProcessesKeepTheRateLimit(t *testing.T) {
 	a := testenv.StartServer(t, dbURL, env...)
 	b := testenv.StartServer(t, dbURL, env...)
 	started := time.Now()
-	ids := emitN(t, st, o.ID, n)
+	ids := emitN(t, st, org, n)
 	got := rc.waitFor(t, 30*time.Second, "every event", allArrived(ids))
 	took := time.Since(started)
 	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
@@ -61,7 +58,7 @@ func TestTwoProcessesKeepTheRateLimit(t *testing.T) {
 	if min := time.Duration(float64(n-1) * 1.05 / rate * float64(time.Second)); took < min {
 		t.Fatalf("the burst took %v, less than its starts can at %d a second (%v)", took, rate, min)
 	}
-	throttledLog, _, err := ds.AttemptLog(context.Background(), o.ID, d.ID, 100, 0, true)
+	throttledLog, _, err := ds.AttemptLog(context.Background(), org, d.ID, 100, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}

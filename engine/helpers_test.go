@@ -65,11 +65,7 @@ func newWorld(t *testing.T, start time.Time, opt worldOpt) *world {
 		opt.cfg.PublicURL = "https://app.test"
 	}
 	w.eng = w.newEngine(opt.drafter, opt.cfg)
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.org = org.ID
+	w.org = testenv.StoreOrg(t, st)
 	pa, err := sim.ConnectAccount(ctx, w.org, "Sam Seller")
 	if err != nil {
 		t.Fatal(err)

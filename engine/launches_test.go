@@ -16,15 +16,12 @@ func TestCampaignLaunches(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := testenv.Store(t)
-	org, err := st.CreateOrg(ctx, "Org "+t.Name(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	ls, since, err := engine.CampaignLaunches(ctx, st.Pool(), time.Time{}, 10)
 	if err != nil || len(ls) != 0 || since.IsZero() {
 		t.Fatalf("first read: %v %v %v", ls, since, err)
 	}
-	c, err := st.CreateCampaign(ctx, org.ID, storage.NewCampaign{Name: "C", OutreachType: outreach.OutreachOutbound,
+	c, err := st.CreateCampaign(ctx, org, storage.NewCampaign{Name: "C", OutreachType: outreach.OutreachOutbound,
 		DailyLimit: 20, Schedule: outreach.DefaultSchedule()})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +30,7 @@ func TestCampaignLaunches(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls, next, err := engine.CampaignLaunches(ctx, st.Pool(), since, 10)
-	if err != nil || len(ls) != 1 || ls[0].ID != c.ID || ls[0].OrgID != org.ID {
+	if err != nil || len(ls) != 1 || ls[0].ID != c.ID || ls[0].OrgID != org {
 		t.Fatalf("launches: %+v %v", ls, err)
 	}
 	if ls, _, err = engine.CampaignLaunches(ctx, st.Pool(), next, 10); err != nil || len(ls) != 0 {

@@ -64,7 +64,7 @@ func TestDailyRollupMatchesActivityLog(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org, other := newOrg(t, st), newOrg(t, st)
+	org, other := testenv.StoreOrg(t, st), testenv.StoreOrg(t, st)
 	seedCampaign(t, st, org, "cmp_a_"+org)
 	seedCampaign(t, st, org, "cmp_b_"+org)
 	seedCampaign(t, st, other, "cmp_o_"+other)

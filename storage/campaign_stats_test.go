@@ -17,7 +17,7 @@ func TestEventsCarryCampaignStats(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "active", `{}`)
 	push(t, st, org, camp, outreach.LeadInput{LinkedInURL: "stats-one"}, outreach.LeadInput{LinkedInURL: "stats-two"})
 

@@ -56,7 +56,7 @@ func TestPushLeadsRules(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "active", `{"roles":{"exclude":["intern"]},"locations":{"include":["germany"]}}`)
 	other := leadCampaign(t, st, org, "active", `{}`)
 	closedOther := leadCampaign(t, st, org, "active", `{}`)
@@ -133,7 +133,7 @@ func TestPushLeadsRules(t *testing.T) {
 		p.FilterVerdict != "pending" || p.LinkedInURL == nil || *p.LinkedInURL != "https://www.linkedin.com/in/jane-doe" {
 		t.Fatalf("stored lead = %+v", p)
 	}
-	if _, _, err := st.GetLead(ctx, newOrg(t, st), p.ID); !errors.Is(err, outreach.ErrNotFound) {
+	if _, _, err := st.GetLead(ctx, testenv.StoreOrg(t, st), p.ID); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("cross-org GetLead: %v", err)
 	}
 
@@ -154,7 +154,7 @@ func TestPushLeadsRules(t *testing.T) {
 func TestPushLeadsClosedAndMissingCampaign(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	for _, status := range []string{"completed", "archived"} {
 		camp := leadCampaign(t, st, org, status, `{}`)
 		_, err := st.PushLeads(context.Background(), pushReq(org, camp, outreach.LeadInput{LinkedInURL: "someone-new"}))
@@ -166,7 +166,7 @@ func TestPushLeadsClosedAndMissingCampaign(t *testing.T) {
 		}
 	}
 	camp := leadCampaign(t, st, org, "draft", `{}`)
-	if _, err := st.PushLeads(context.Background(), pushReq(newOrg(t, st), camp, outreach.LeadInput{LinkedInURL: "someone-new"})); !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := st.PushLeads(context.Background(), pushReq(testenv.StoreOrg(t, st), camp, outreach.LeadInput{LinkedInURL: "someone-new"})); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("other org: err = %v", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestPushLeadsClosedAndMissingCampaign(t *testing.T) {
 func TestPushLeadsConcurrentSamePerson(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "active", `{}`)
 	const n = 8
 	ids := make([]string, n)
@@ -216,7 +216,7 @@ func TestEnrichPendingLeads(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "active", `{"industries":{"include":["software"]}}`)
 	res := push(t, st, org, camp,
 		outreach.LeadInput{LinkedInURL: "will-pass", Company: "Pushed Co"},
@@ -292,7 +292,7 @@ func TestEnrichPendingLeadsConcurrentWorkers(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "active", `{}`)
 	var in []outreach.LeadInput
 	for i := range 40 {

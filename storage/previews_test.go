@@ -15,7 +15,7 @@ func TestPreviewPushAgreesWithPush(t *testing.T) {
 	t.Parallel()
 	st := testenv.Store(t)
 	ctx := context.Background()
-	org := newOrg(t, st)
+	org := testenv.StoreOrg(t, st)
 	camp := leadCampaign(t, st, org, "draft", `{"roles":{"exclude":["intern"]}}`)
 	busy := leadCampaign(t, st, org, "active", `{}`)
 	push(t, st, org, camp, outreach.LeadInput{LinkedInURL: "https://www.linkedin.com/in/here-already"})
@@ -62,7 +62,7 @@ func TestPreviewPushAgreesWithPush(t *testing.T) {
 		len(res.Rejected) != pv.Blacklisted+pv.InAnotherCampaign+pv.Invalid+pv.FilteredOut {
 		t.Fatalf("push %+v disagrees with preview %+v", res, pv)
 	}
-	if _, err := st.PreviewPush(ctx, pushReq(newOrg(t, st), camp, outreach.LeadInput{LinkedInURL: "x-y"})); !errors.Is(err, outreach.ErrNotFound) {
+	if _, err := st.PreviewPush(ctx, pushReq(testenv.StoreOrg(t, st), camp, outreach.LeadInput{LinkedInURL: "x-y"})); !errors.Is(err, outreach.ErrNotFound) {
 		t.Fatalf("another organization's campaign: %v", err)
 	}
 }

@@ -208,6 +208,16 @@ func Store(t testing.TB) *storage.Store {
 	return st
 }
 
+// StoreOrg creates an organization named after the test in st and returns its id.
+func StoreOrg(t testing.TB, st *storage.Store) string {
+	t.Helper()
+	o, err := st.CreateOrg(context.Background(), "Org "+t.Name(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.ID
+}
+
 // Stores opens a *storage.Store on a fresh database for this test and the delivery hub's store
 // attached to it, as serve builds them: events committed through the first get their deliveries
 // through the second.
