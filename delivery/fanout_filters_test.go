@@ -41,12 +41,9 @@ func TestFanoutMatchesFilters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, ds := testenv.Stores(t)
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	create := func(name string, events []string, filter string) delivery.Destination {
-		d := delivery.Destination{OrgID: org.ID, Name: name, Kind: "https", URL: "https://" + name + ".example.com/h", Events: events, Enabled: true}
+		d := delivery.Destination{OrgID: org, Name: name, Kind: "https", URL: "https://" + name + ".example.com/h", Events: events, Enabled: true}
 		if filter != "" {
 			d.Filter = json.RawMessage(filter)
 		}
@@ -74,10 +71,10 @@ func TestFanoutMatchesFilters(t *testing.T) {
 		}
 	}
 	before := ds.FanoutCounts()
-	added := outreach.SampleEvent(outreach.EventProspectAdded, org.ID, time.Now())
+	added := outreach.SampleEvent(outreach.EventProspectAdded, org, time.Now())
 	added.Data.Campaign.ID = "cmp_x"
-	emit(startedIn(org.ID, "cmp_x"), startedIn(org.ID, "cmp_y"), added)
-	if got := deliveriesOf(t, ds, org.ID, all.ID, one.ID, never.ID); got[0] != 3 || got[1] != 2 || got[2] != 0 {
+	emit(startedIn(org, "cmp_x"), startedIn(org, "cmp_y"), added)
+	if got := deliveriesOf(t, ds, org, all.ID, one.ID, never.ID); got[0] != 3 || got[1] != 2 || got[2] != 0 {
 		t.Fatalf("deliveries of all, one, never: %v, want [3 2 0]", got)
 	}
 	// Filtered out: cmp_y to one; cmp_x and cmp_y to never (prospect_added is not never's kind).
@@ -86,26 +83,26 @@ func TestFanoutMatchesFilters(t *testing.T) {
 	}
 
 	// A new filter applies to the next transaction.
-	if _, err := ds.UpdateDestination(ctx, org.ID, one.ID, func(d *delivery.Destination) error {
+	if _, err := ds.UpdateDestination(ctx, org, one.ID, func(d *delivery.Destination) error {
 		d.Filter = json.RawMessage(`{"data.campaign.id":"cmp_y"}`)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	emit(startedIn(org.ID, "cmp_x"), startedIn(org.ID, "cmp_y"))
-	if got := deliveriesOf(t, ds, org.ID, one.ID); got[0] != 3 {
+	emit(startedIn(org, "cmp_x"), startedIn(org, "cmp_y"))
+	if got := deliveriesOf(t, ds, org, one.ID); got[0] != 3 {
 		t.Fatalf("deliveries of one after its filter changed to cmp_y: %d, want 3 (cmp_y only)", got[0])
 	}
 
 	// Without its filter the destination gets every event of its kinds.
-	if _, err := ds.UpdateDestination(ctx, org.ID, never.ID, func(d *delivery.Destination) error {
+	if _, err := ds.UpdateDestination(ctx, org, never.ID, func(d *delivery.Destination) error {
 		d.Filter = nil
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	emit(startedIn(org.ID, "cmp_z"))
-	if got := deliveriesOf(t, ds, org.ID, never.ID); got[0] != 1 {
+	emit(startedIn(org, "cmp_z"))
+	if got := deliveriesOf(t, ds, org, never.ID); got[0] != 1 {
 		t.Fatalf("deliveries of never once its filter is removed: %d, want 1", got[0])
 	}
 }

@@ -132,12 +132,9 @@ func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, ds := storeMigratedThrough(t, "084_delivery_queue_chunks")
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dests := []string{destinationBefore(t, st, org.ID, 0), destinationBefore(t, st, org.ID, 1)}
-	identity := []byte(org.ID + "/before")
+	org := testenv.StoreOrg(t, st)
+	dests := []string{destinationBefore(t, st, org, 0), destinationBefore(t, st, org, 1)}
+	identity := []byte(org + "/before")
 	// The key the fan-out of release 084 wrote for the first destination.
 	if _, err := st.Pool().Exec(ctx, `INSERT INTO delivery_dedupe (destination_id, dedupe_key, delivery_id, expires_at)
 		VALUES ($1, $2, 'dlv_before', now() + interval '1 hour')`, dests[0], outreach.DedupeKey(dests[0], identity)); err != nil {
@@ -146,7 +143,7 @@ func TestUpgradeKeepsTheDuplicateKeysWrittenBefore(t *testing.T) {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if created, collapsed := fanOut(t, ds, org.ID, "before", time.Hour, dests...); created != 1 || collapsed != 1 {
+	if created, collapsed := fanOut(t, ds, org, "before", time.Hour, dests...); created != 1 || collapsed != 1 {
 		t.Fatalf("after the upgrade: created %d collapsed %d, want the second destination only", created, collapsed)
 	}
 }

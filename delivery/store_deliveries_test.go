@@ -89,13 +89,10 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	t.Parallel()
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	var dests []string
 	for i := 0; i < 2; i++ {
-		d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
+		d, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org, Name: "d", Kind: "https", URL: "https://example.com", Enabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,27 +100,27 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	}
 
 	t.Run("identical payloads collapse per destination within the window", func(t *testing.T) {
-		if c, d := fanOut(t, ds, org.ID, "a", time.Hour, dests...); c != 2 || d != 0 {
+		if c, d := fanOut(t, ds, org, "a", time.Hour, dests...); c != 2 || d != 0 {
 			t.Fatalf("first: created %d collapsed %d", c, d)
 		}
-		if c, d := fanOut(t, ds, org.ID, "a", time.Hour, dests[0]); c != 0 || d != 1 {
+		if c, d := fanOut(t, ds, org, "a", time.Hour, dests[0]); c != 0 || d != 1 {
 			t.Fatalf("repeat: created %d collapsed %d", c, d)
 		}
-		if c, _ := fanOut(t, ds, org.ID, "b", time.Hour, dests[0]); c != 1 {
+		if c, _ := fanOut(t, ds, org, "b", time.Hour, dests[0]); c != 1 {
 			t.Fatalf("another payload: created %d", c)
 		}
 		// An expired key is taken over.
-		if c, _ := fanOut(t, ds, org.ID, "c", -time.Second, dests[1]); c != 1 {
+		if c, _ := fanOut(t, ds, org, "c", -time.Second, dests[1]); c != 1 {
 			t.Fatal("setup")
 		}
-		if c, d := fanOut(t, ds, org.ID, "c", time.Hour, dests[1]); c != 1 || d != 0 {
+		if c, d := fanOut(t, ds, org, "c", time.Hour, dests[1]); c != 1 || d != 0 {
 			t.Fatalf("after expiry: created %d collapsed %d", c, d)
 		}
 	})
 
 	t.Run("claims take at most the limit, skip the destinations asked and lease rows away", func(t *testing.T) {
 		for i := 0; i < 5; i++ {
-			fanOut(t, ds, org.ID, "cap"+string(rune('0'+i)), time.Hour, dests[0])
+			fanOut(t, ds, org, "cap"+string(rune('0'+i)), time.Hour, dests[0])
 		}
 		got, err := ds.ClaimDue(ctx, delivery.ClaimDueParams{Limit: 3, Lease: time.Minute, Skip: []string{dests[1]}})
 		if err != nil {
@@ -160,19 +157,19 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 			{DeliveryID: got[2].ID, Status: delivery.DeliveryFailed, StatusCode: 410, Error: "HTTP 410"},
 		}
 		for i := range recs {
-			recs[i].DestinationID, recs[i].OrgID, recs[i].EventID, recs[i].EventKind = dests[0], org.ID, got[i].EventID, "campaign_started"
+			recs[i].DestinationID, recs[i].OrgID, recs[i].EventID, recs[i].EventKind = dests[0], org, got[i].EventID, "campaign_started"
 			recs[i].Attempt, recs[i].Trigger, recs[i].At, recs[i].URL = 1, delivery.TriggerScheduled, time.Now(), "https://example.com"
 		}
 		if err := ds.RecordAttempts(ctx, recs); err != nil {
 			t.Fatal(err)
 		}
 		for i, want := range []string{delivery.DeliverySucceeded, delivery.DeliveryPending, delivery.DeliveryFailed} {
-			d, err := ds.GetDelivery(ctx, org.ID, got[i].ID)
+			d, err := ds.GetDelivery(ctx, org, got[i].ID)
 			if err != nil || d.Status != want || d.Attempts != 1 {
 				t.Errorf("delivery %d: %+v, %v; want %s", i, d, err, want)
 			}
 		}
-		dest, _ := ds.GetDestination(ctx, org.ID, dests[0])
+		dest, _ := ds.GetDestination(ctx, org, dests[0])
 		if dest.ConsecutiveFailures != 2 {
 			t.Errorf("consecutive_failures = %d, want 2 (the success came first)", dest.ConsecutiveFailures)
 		}
@@ -189,27 +186,27 @@ func TestDeliveriesDedupeClaimAndRecord(t *testing.T) {
 	})
 
 	t.Run("resend and recover", func(t *testing.T) {
-		list, _, err := ds.DeliveryLog(ctx, org.ID, delivery.DeliveryLogQuery{Status: delivery.DeliveryFailed, Limit: 10})
+		list, _, err := ds.DeliveryLog(ctx, org, delivery.DeliveryLogQuery{Status: delivery.DeliveryFailed, Limit: 10})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("failed deliveries: %d, %v", len(list), err)
 		}
 		if err := ds.ResendDelivery(ctx, "org_other", list[0].ID); err == nil {
 			t.Error("resend across organizations")
 		}
-		if n, err := ds.RecoverDeliveries(ctx, org.ID, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 4); err != nil || n != 1 {
+		if n, err := ds.RecoverDeliveries(ctx, org, "", time.Now().Add(-time.Hour), time.Now().Add(time.Hour), 4); err != nil || n != 1 {
 			t.Fatalf("recover = %d, %v", n, err)
 		}
-		d, _ := ds.GetDelivery(ctx, org.ID, list[0].ID)
+		d, _ := ds.GetDelivery(ctx, org, list[0].ID)
 		if d.Status != delivery.DeliveryPending || d.MaxAttempts != d.Attempts+4 {
 			t.Errorf("recovered: %+v", d)
 		}
 		queueMirrorsPending(t, ds)
 		// A succeeded delivery resent is pending again, and due now in the retry budget.
-		done, _, err := ds.DeliveryLog(ctx, org.ID, delivery.DeliveryLogQuery{Status: delivery.DeliverySucceeded, Limit: 10})
+		done, _, err := ds.DeliveryLog(ctx, org, delivery.DeliveryLogQuery{Status: delivery.DeliverySucceeded, Limit: 10})
 		if err != nil || len(done) != 1 {
 			t.Fatalf("succeeded deliveries: %d, %v", len(done), err)
 		}
-		if err := ds.ResendDelivery(ctx, org.ID, done[0].ID); err != nil {
+		if err := ds.ResendDelivery(ctx, org, done[0].ID); err != nil {
 			t.Fatal(err)
 		}
 		queueMirrorsPending(t, ds)

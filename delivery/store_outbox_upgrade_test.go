@@ -20,20 +20,17 @@ func TestMigrateFansOutWhatTheOldConsumerLeft(t *testing.T) {
 	t.Parallel()
 	st, ds := testenv.Stores(t)
 	ctx := context.Background()
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	org := testenv.StoreOrg(t, st)
 	// Four events committed while the organization had no destination: no deliveries.
 	var events []outreach.Event
 	for range 4 {
-		ev := outreach.SampleEvent(outreach.EventCampaignStarted, org.ID, time.Now())
+		ev := outreach.SampleEvent(outreach.EventCampaignStarted, org, time.Now())
 		events = append(events, ev)
 		if err := st.InTx(ctx, func(tx *storage.Tx) error { tx.Emit(ev); return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	dst, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org.ID, Name: "d", Kind: outreach.DestinationHTTPS,
+	dst, err := ds.CreateDestination(ctx, delivery.Destination{OrgID: org, Name: "d", Kind: outreach.DestinationHTTPS,
 		URL: "https://receiver.example/hook", Enabled: true})
 	if err != nil {
 		t.Fatal(err)

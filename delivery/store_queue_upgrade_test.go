@@ -47,11 +47,8 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st, ds := storeMigratedThrough(t, "081_attempts_without_foreign_keys")
-	org, err := st.CreateOrg(ctx, "o", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := delivery.Destination{ID: destinationBefore(t, st, org.ID, 0)}
+	org := testenv.StoreOrg(t, st)
+	dst := delivery.Destination{ID: destinationBefore(t, st, org, 0)}
 	created := time.Now().Add(-10 * time.Minute).UTC().Truncate(time.Microsecond)
 	failedAt := created.Add(time.Minute)
 	retryAt := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
@@ -72,7 +69,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 		if _, err := st.Pool().Exec(ctx, `INSERT INTO deliveries (id, org_id, destination_id, event_id, event_kind, dedupe_key,
 			status, attempts, next_attempt_at, emitted_at, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, 'campaign_started', $5, $6, $7, $8, $9, $9, $10)`,
-			row.id, org.ID, dst.ID, "evt_"+row.id, []byte(row.id), row.status, row.attempts, row.next, created, failedAt); err != nil {
+			row.id, org, dst.ID, "evt_"+row.id, []byte(row.id), row.status, row.attempts, row.next, created, failedAt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +96,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	}
 
 	// The status check holds on upgraded rows.
-	_, err = st.Pool().Exec(ctx, `UPDATE deliveries SET status = 'failed' WHERE id = 'dlv_ok'`)
+	_, err := st.Pool().Exec(ctx, `UPDATE deliveries SET status = 'failed' WHERE id = 'dlv_ok'`)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "23514" {
 		t.Errorf("marking a delivery failed without failed_at: %v, want the check violation", err)
@@ -112,7 +109,7 @@ func TestUpgradeQueuesPendingAndStampsFailedDeliveries(t *testing.T) {
 	if len(claimed) != 1 || claimed[0].ID != "dlv_first" {
 		t.Fatalf("claimed %+v after the upgrade, want the due first attempt dlv_first only", claimed)
 	}
-	n, err := ds.RecoverDeliveries(ctx, org.ID, "", created.Add(-time.Minute), created.Add(time.Minute), 2)
+	n, err := ds.RecoverDeliveries(ctx, org, "", created.Add(-time.Minute), created.Add(time.Minute), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
