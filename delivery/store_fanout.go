@@ -107,6 +107,11 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 	policy := s.policy.Load()
 	var nds []NewDeliveries
 	var dropped int
+	// The queue row size of each throttled destination that gets a delivery, when its limit is
+	// below a row's size: a row holds at most its limit's deliveries, about a second of its
+	// slots, so that one claim never takes (and one process never holds) much more than a second
+	// of a slow destination's starts. nil when there is none.
+	var smaller map[string]int
 	for i, ev := range events {
 		var nd NewDeliveries
 		env := eventEnvelope{body: bodies[i]}
@@ -131,36 +136,23 @@ func (s *Store) fanOut(ctx context.Context, tx pgx.Tx, events []outreach.Event, 
 			}
 			nd.IDs = append(nd.IDs, outreach.DeliveryID(ev.ID, d.id))
 			nd.Destinations = append(nd.Destinations, d.id)
+			if d.rate != nil && *d.rate < policy.QueueChunk {
+				if smaller == nil {
+					smaller = map[string]int{}
+				}
+				smaller[d.id] = *d.rate
+			}
 		}
 		if len(nd.IDs) > 0 {
 			nds = append(nds, nd)
 		}
 	}
 	if len(nds) > 0 {
-		nds[0].SmallerChunks = throttleChunks(dests, policy.QueueChunk)
+		nds[0].SmallerChunks = smaller
 	}
 	res, err := s.InsertDeliveryBatch(ctx, tx, nds)
 	res.Filtered = dropped
 	return res, err
-}
-
-// throttleChunks is the queue row size of each throttled destination among dests whose limit is
-// below chunk: a row holds at most its limit's deliveries, about a second of its slots, so that
-// one claim never takes (and one process never holds) much more than a second of a slow
-// destination's starts. nil when there is none.
-func throttleChunks(dests map[string][]fanoutTarget, chunk int) map[string]int {
-	var out map[string]int
-	for _, list := range dests {
-		for _, t := range list {
-			if t.rate != nil && *t.rate < chunk {
-				if out == nil {
-					out = map[string]int{}
-				}
-				out[t.id] = *t.rate
-			}
-		}
-	}
-	return out
 }
 
 const fanoutTargetsSQL = `SELECT id, org_id, events, filter IS NOT NULL, updated_at, rate_limit_per_second FROM destinations
