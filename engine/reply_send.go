@@ -87,11 +87,13 @@ func (e *Engine) sendDraft(ctx context.Context, id string) (bool, error) {
 	}
 	sent := false
 	err = e.store.InTx(ctx, func(tx *storage.Tx) error {
-		if err := e.seatTold(ctx, tx, in.acc.ID, r.err, now); err != nil {
-			return err
-		}
+		// The locks in phase 1's order (draft, seat, person), so that this transaction and
+		// another instance's phase 1 of the same draft never wait on each other.
 		d, err := lockDraft(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := e.seatTold(ctx, tx, in.acc.ID, r.err, now); err != nil {
 			return err
 		}
 		var p engineProspect
