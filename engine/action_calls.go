@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"time"
 
 	"outreachd/outreach"
 )
@@ -66,10 +65,10 @@ func (e *Engine) callInvite(ctx context.Context, in *intent) callResult {
 // line first.
 func (e *Engine) callMessage(ctx context.Context, in *intent) callResult {
 	var r callResult
-	cctx, cancel := e.callCtx(ctx)
-	defer cancel()
 	if in.act.Kind == actMessage && in.chatID != "" {
+		cctx, cancel := e.callCtx(ctx) // each call has its own time: a slow re-read leaves the send its own
 		msgs, err := e.li.Messages(cctx, in.chatID)
+		cancel()
 		switch {
 		case errors.Is(err, outreach.ErrAccountDisconnected):
 			r.err = err
@@ -82,10 +81,14 @@ func (e *Engine) callMessage(ctx context.Context, in *intent) callResult {
 			return r
 		}
 	}
+	cctx, cancel := e.callCtx(ctx)
+	defer cancel()
 	r.chatID, r.messageID, r.err = e.li.SendMessage(cctx, in.acc.ProviderAccountID, in.target, in.text)
 	if (notConnected(r.err) || errors.Is(r.err, outreach.ErrUnknownChat)) && in.resync && e.op != nil {
-		if e.resyncConnection(cctx, in.acc.ProviderAccountID, in.ref) == nil {
-			r.chatID, r.messageID, r.err = e.li.SendMessage(cctx, in.acc.ProviderAccountID, in.ref.ProfileKey, in.text)
+		rctx, rcancel := e.callCtx(ctx)
+		defer rcancel()
+		if e.resyncConnection(rctx, in.acc.ProviderAccountID, in.ref) == nil {
+			r.chatID, r.messageID, r.err = e.li.SendMessage(rctx, in.acc.ProviderAccountID, in.ref.ProfileKey, in.text)
 		}
 	}
 	return r
@@ -108,11 +111,13 @@ func (e *Engine) resyncConnection(ctx context.Context, providerAccountID string,
 // it was not; err is set when the provider could not tell.
 func (e *Engine) reconcile(ctx context.Context, in *intent) callResult {
 	var r callResult
-	cctx, cancel := e.callCtx(ctx)
-	defer cancel()
 	chat := in.chatID
-	if in.act.Kind != actReply {
+	// The relation tells an invitation's or a withdrawal's outcome, and a message's chat when it
+	// is not known; each call has its own time.
+	if in.act.Kind == actInvite || in.act.Kind == actWithdraw || (in.act.Kind == actMessage && chat == "") {
+		cctx, cancel := e.callCtx(ctx)
 		rel, err := e.li.Relation(cctx, in.acc.ProviderAccountID, in.ref)
+		cancel()
 		if err != nil {
 			r.err = err
 			return r
@@ -132,6 +137,8 @@ func (e *Engine) reconcile(ctx context.Context, in *intent) callResult {
 	if chat == "" {
 		return r
 	}
+	cctx, cancel := e.callCtx(ctx)
+	defer cancel()
 	msgs, err := e.li.Messages(cctx, chat)
 	if err != nil {
 		r.err = err
@@ -145,12 +152,4 @@ func (e *Engine) reconcile(ctx context.Context, in *intent) callResult {
 		}
 	}
 	return r
-}
-
-// waitOrDefault is t, or d after now when t is zero.
-func waitOrDefault(t, now time.Time, d time.Duration) time.Time {
-	if t.IsZero() {
-		return now.Add(d)
-	}
-	return t
 }

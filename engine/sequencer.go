@@ -248,10 +248,6 @@ func (o stepOutcome) restsUntil(now time.Time) time.Time {
 // halted reports a prospect the sequence must not touch: paused (POST /inbox/stop), lost,
 // booked, ended, or in a final status.
 func halted(p engineProspect) bool {
-	switch p.Status {
-	case outreach.ProspectOptedOut, outreach.ProspectCompleted, outreach.ProspectReplied:
-		return true
-	}
-	return p.PausedAt != nil || p.LostAt != nil || p.BookedAt != nil || p.SequenceEndedAt != nil ||
+	return settled(p.Status) || p.PausedAt != nil || p.LostAt != nil || p.BookedAt != nil || p.SequenceEndedAt != nil ||
 		p.FilterVerdict != "accepted"
 }

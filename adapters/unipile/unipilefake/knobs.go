@@ -1,6 +1,7 @@
 package unipilefake
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"time"
@@ -63,7 +64,7 @@ func (l LostAnswer) write(w http.ResponseWriter) {
 			}
 		}
 	}
-	status := max(l.status(), http.StatusInternalServerError)
+	status := cmp.Or(l.status(), http.StatusInternalServerError)
 	problem(w, status, defaultType(status), http.StatusText(status), "The answer was lost (injected by the test).")
 }
 
