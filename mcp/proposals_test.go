@@ -129,6 +129,8 @@ func checkMessagingProposals(t *testing.T, w workspace, cs *sdk.ClientSession) {
 	if res := confirm(t, cs, p); res["requested"] != float64(2) || res["applied"] != float64(1) {
 		t.Fatalf("stop_person result: %v", res)
 	}
+	toolError(t, cs, "block_person", map[string]any{"linkedin_urls": []string{"https://www.linkedin.com/in/bob-babbage"}, "reason": strings.Repeat("é", 501)},
+		"reason must be at most 500 characters, got 501") // the API's limit and words
 	p = propose(t, cs, "block_person", map[string]any{"linkedin_urls": []string{"https://www.linkedin.com/in/bob-babbage"}, "reason": "asked us to stop"})
 	if s := p["summary"].(string); !strings.Contains(s, "do-not-contact") || p["irreversible"] != true {
 		t.Fatalf("block_person proposal: %v", p)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -50,8 +49,8 @@ func (s *Server) messagingTools() []*toolDef {
 			"Propose blocking people: they go on the do-not-contact list, every automated message to them stops and their pending drafts are dismissed. Changes nothing until confirm_proposal.",
 			groupMessaging, true, endpoint{"POST", "/inbox/block"}, peopleBounds,
 			func(ctx context.Context, c caller, in blockInput) (plan, error) {
-				if n := utf8.RuneCountInString(in.Reason); n > 500 {
-					return plan{}, userErrorf("reason must be at most 500 characters, got %d", n)
+				if err := outreach.CheckBlockReason(in.Reason); err != nil {
+					return plan{}, err
 				}
 				who, err := s.describePeople(ctx, c, in.LinkedInURLs)
 				if err != nil {
