@@ -52,19 +52,21 @@ func TestNewServerValidatesConfig(t *testing.T) {
 	}
 }
 
-// TestBodyCaps: a file upload (multipart/form-data, the application's Import leads) may carry
-// up to MaxUploadBytes; every other body MaxBodyBytes.
+// TestBodyCaps: a file upload (multipart/form-data outside /api/, the application's Import
+// leads) may carry up to MaxUploadBytes; every other body MaxBodyBytes.
 func TestBodyCaps(t *testing.T) {
 	t.Parallel()
 	read := func(_, root *mux.Router, _ api.Helpers) {
-		root.HandleFunc("/app/upload", func(w http.ResponseWriter, r *http.Request) {
+		count := func(w http.ResponseWriter, r *http.Request) {
 			n, err := io.Copy(io.Discard, r.Body)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
 				return
 			}
 			fmt.Fprint(w, n)
-		})
+		}
+		root.HandleFunc("/app/upload", count)
+		root.HandleFunc("/api/upload", count)
 	}
 	srv, err := api.NewServer(nil, api.Deps{Extra: []func(v1, root *mux.Router, h api.Helpers){read}},
 		api.Config{PublicURL: "https://o.example", MaxBodyBytes: 1000, MaxUploadBytes: 5000})
@@ -73,16 +75,17 @@ func TestBodyCaps(t *testing.T) {
 	}
 	h := srv.Handler()
 	for _, tc := range []struct {
-		name, contentType string
-		size, status      int
+		name, path, contentType string
+		size, status            int
 	}{
-		{"an upload under its cap", "multipart/form-data; boundary=x", 4000, 200},
-		{"an upload over its cap", "multipart/form-data; boundary=x", 6000, 413},
-		{"JSON over the body cap", "application/json", 4000, 413},
-		{"a form over the body cap", "application/x-www-form-urlencoded", 1200, 413},
+		{"an upload under its cap", "/app/upload", "multipart/form-data; boundary=x", 4000, 200},
+		{"an upload over its cap", "/app/upload", "multipart/form-data; boundary=x", 6000, 413},
+		{"JSON over the body cap", "/app/upload", "application/json", 4000, 413},
+		{"a form over the body cap", "/app/upload", "application/x-www-form-urlencoded", 1200, 413},
+		{"a multipart body to the API keeps the body cap", "/api/upload", "multipart/form-data; boundary=x", 1200, 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req := httptest.NewRequest(http.MethodPost, "/app/upload", bytes.NewReader(make([]byte, tc.size)))
+			req := httptest.NewRequest(http.MethodPost, tc.path, bytes.NewReader(make([]byte, tc.size)))
 			req.Header.Set("Content-Type", tc.contentType)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)

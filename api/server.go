@@ -41,8 +41,9 @@ type Config struct {
 	IntakeRateLimitPerMinute int
 	// MaxBodyBytes caps every request body but a file upload's.
 	MaxBodyBytes int64
-	// MaxUploadBytes caps a file upload's body (multipart/form-data, which no endpoint of the API
-	// takes: the application's Import leads); default 11 MiB, a 10 MiB file and its form.
+	// MaxUploadBytes caps a file upload's body (multipart/form-data outside /api/, which no
+	// endpoint of the API takes: the application's Import leads); default 11 MiB, a 10 MiB file
+	// and its form.
 	MaxUploadBytes int64
 }
 
@@ -281,8 +282,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := s.cfg.MaxBodyBytes
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
-			limit = s.cfg.MaxUploadBytes // JSON endpoints refuse such a body when they read it
+		// A file upload is the application's (Import leads): the API's own endpoints take JSON, so
+		// a multipart body sent to them keeps the body cap and is never read past it.
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" &&
+			!strings.HasPrefix(r.URL.Path, "/api/") {
+			limit = s.cfg.MaxUploadBytes
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
