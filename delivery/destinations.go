@@ -207,10 +207,7 @@ func applyLimits(d *Destination, p DestinationPatch, eventsChanged bool) error {
 
 // Test sends a sample of event (a kind d selected; "" = the first it selects) to d now.
 func (m *Destinations) Test(ctx context.Context, d Destination, event string) (outreach.EventKind, AttemptView, error) {
-	selected := make([]outreach.EventKind, len(d.Events))
-	for i, e := range d.Events {
-		selected[i] = outreach.EventKind(e)
-	}
+	selected := kinds(d.Events)
 	var kind outreach.EventKind
 	if event == "" {
 		kind = outreach.AllEventKinds()[0]

@@ -32,10 +32,7 @@ type AttemptView struct {
 // first of the catalog when d selected all); a kind d did not select is refused. A test send does
 // not count toward the destination's consecutive failures. It works without Run.
 func (h *Hub) SendTest(ctx context.Context, d Destination, kind outreach.EventKind) (AttemptView, error) {
-	selected := make([]outreach.EventKind, len(d.Events))
-	for i, e := range d.Events {
-		selected[i] = outreach.EventKind(e)
-	}
+	selected := kinds(d.Events)
 	if kind == "" {
 		kind = outreach.AllEventKinds()[0]
 		if len(selected) > 0 && !slices.Contains(selected, outreach.EventsAll) {

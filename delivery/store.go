@@ -185,13 +185,5 @@ func (s *Store) wakeDispatchers() {
 	}
 }
 
-// notFound turns pgx.ErrNoRows into outreach.ErrNotFound so callers decide with errors.Is.
-func notFound(err error, what string) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return outreach.NotFound("%s", what)
-	}
-	return err
-}
-
 // connConfig is the configuration of the business pool's connections, for the listener's own.
 func (s *Store) connConfig() *pgx.ConnConfig { return s.pool.Config().ConnConfig.Copy() }

@@ -111,7 +111,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 	err := s.db.InTx(ctx, func(tx *storage.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, `SELECT id FROM orgs WHERE id = $1 FOR UPDATE`, d.OrgID).Scan(&id); err != nil {
-			return notFound(err, "org "+d.OrgID)
+			return storage.NotFound(err, "org "+d.OrgID)
 		}
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM destinations WHERE org_id = $1 AND deleted_at IS NULL`, d.OrgID).Scan(&n); err != nil {
@@ -143,7 +143,7 @@ func (s *Store) GetDestination(ctx context.Context, orgID, id string) (Destinati
 	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
 		FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL`, orgID, id))
 	if err != nil {
-		return Destination{}, notFound(err, "destination "+id)
+		return Destination{}, storage.NotFound(err, "destination "+id)
 	}
 	return d, nil
 }
@@ -154,7 +154,7 @@ func (s *Store) DestinationByID(ctx context.Context, id string) (Destination, er
 	d, err := scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
 		FROM destinations WHERE id = $1 AND deleted_at IS NULL`, id))
 	if err != nil {
-		return Destination{}, notFound(err, "destination "+id)
+		return Destination{}, storage.NotFound(err, "destination "+id)
 	}
 	return d, nil
 }
@@ -186,7 +186,7 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 		d, err := scanDestination(tx.QueryRow(ctx, `SELECT `+destinationColumns+`
 			FROM destinations WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`, orgID, id))
 		if err != nil {
-			return notFound(err, "destination "+id)
+			return storage.NotFound(err, "destination "+id)
 		}
 		if err := change(&d); err != nil {
 			return err
@@ -257,7 +257,7 @@ func (s *Store) DestinationForLog(ctx context.Context, orgID, id string) (d Dest
 	d, err = scanDestination(s.pool.QueryRow(ctx, `SELECT `+destinationColumns+`
 		FROM destinations WHERE org_id = $1 AND id = $2`, orgID, id))
 	if err != nil {
-		return Destination{}, nil, notFound(err, "destination "+id)
+		return Destination{}, nil, storage.NotFound(err, "destination "+id)
 	}
 	err = s.pool.QueryRow(ctx, `SELECT deleted_at FROM destinations WHERE id = $1`, id).Scan(&deletedAt)
 	return d, deletedAt, err

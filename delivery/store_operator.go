@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
 // This file holds what operators do to and read of one delivery: resend, recover a time range of
@@ -113,7 +114,7 @@ func scanDelivery(row pgx.Row) (Delivery, error) {
 func (s *Store) GetDelivery(ctx context.Context, orgID, id string) (Delivery, error) {
 	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM deliveries d
 		JOIN delivery_payloads pl ON pl.event_id = d.event_id WHERE d.id = $1 AND d.org_id = $2`, id, orgID))
-	return d, notFound(err, "delivery "+id)
+	return d, storage.NotFound(err, "delivery "+id)
 }
 
 // DeliveryAttempts lists the attempts of one delivery of orgID in order.

@@ -58,7 +58,7 @@ const copySuffixRoom = len(" (copy 100000)")
 // CopyNamePrefix is what every candidate name of a copy of name starts with: the names to ask
 // the database about (those of the organization's campaigns that start with it) before CopyName.
 func CopyNamePrefix(name string) string {
-	return truncateRunes(name, MaxCampaignNameLen-copySuffixRoom)
+	return clipRunes(name, MaxCampaignNameLen-copySuffixRoom)
 }
 
 // CopyName is the name of a duplicated campaign: the first of "<name> (copy)", "<name> (copy 2)",
@@ -70,17 +70,10 @@ func CopyName(name string, taken func(string) bool) string {
 		if i > 1 {
 			suffix = fmt.Sprintf(" (copy %d)", i)
 		}
-		cand := truncateRunes(name, MaxCampaignNameLen-utf8.RuneCountInString(suffix)) + suffix
+		cand := clipRunes(name, MaxCampaignNameLen-utf8.RuneCountInString(suffix)) + suffix
 		if !taken(cand) {
 			return cand
 		}
 	}
 }
 
-// truncateRunes keeps the first n characters of s.
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
-}
