@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"outreachd/outreach"
+	"outreachd/storage"
 )
 
 // DB is what the application's own SQL needs of storage: the pool of its reads and writes, and
@@ -63,7 +64,7 @@ func (a *Accounts) CreateUser(ctx context.Context, orgID, email, passwordHash, r
 		return Account{}, outreach.Invalidf("a user with email %s already exists", email)
 	}
 	if err != nil {
-		return Account{}, noRow(err, "org "+orgID)
+		return Account{}, storage.NotFound(err, "org "+orgID)
 	}
 	return u, nil
 }
@@ -76,7 +77,7 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (Account, erro
 		FROM app_users WHERE lower(email) = lower($1)`, strings.TrimSpace(email)).
 		Scan(&u.ID, &u.OrgID, &u.Email, &u.Role, &u.PasswordHash, &u.CreatedAt)
 	if err != nil {
-		return Account{}, noRow(err, "user")
+		return Account{}, storage.NotFound(err, "user")
 	}
 	return u, nil
 }
@@ -109,14 +110,6 @@ func (a *Accounts) SetUserPassword(ctx context.Context, userID, passwordHash str
 		return outreach.NotFound("user %s", userID)
 	}
 	return nil
-}
-
-// noRow turns pgx.ErrNoRows into outreach.ErrNotFound, so callers decide with errors.Is.
-func noRow(err error, what string) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return outreach.NotFound("%s", what)
-	}
-	return err
 }
 
 // isUniqueViolation reports a unique-constraint conflict (SQLSTATE 23505).

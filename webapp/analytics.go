@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -67,7 +68,7 @@ func (a *App) analyticsPage(w http.ResponseWriter, r *http.Request, u User) {
 	d := analyticsData{Days: 30, Periods: analyticsPeriods, CampaignID: q.Get("campaign")}
 	if raw := q.Get("days"); raw != "" {
 		n, err := strconv.Atoi(raw)
-		if err != nil || (n != 7 && n != 30 && n != 92) {
+		if err != nil || !slices.Contains(analyticsPeriods, n) {
 			a.fail(w, r, outreach.Invalidf("the period must be 7, 30 or 92 days, got %q", truncateText(raw, 20)))
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"html/template"
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -23,7 +22,6 @@ type statusCount struct {
 
 type campaignData struct {
 	C         storage.Campaign
-	Counts    []statusCount
 	Total     int
 	Verdicts  map[string]int
 	Actions   []statusAction
@@ -127,10 +125,6 @@ func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c sto
 		}
 		d.Settings = &v
 	}
-	for s, n := range c.ProspectCounts {
-		d.Counts = append(d.Counts, statusCount{s, n})
-	}
-	sort.Slice(d.Counts, func(i, j int) bool { return d.Counts[i].N > d.Counts[j].N })
 	status := x.Status
 	if status == 0 {
 		status = http.StatusOK

@@ -19,19 +19,18 @@ import (
 
 // launchView is the launch page.
 type launchView struct {
-	C          storage.Campaign
-	Verdicts   map[string]int
-	Leads      int
-	SendFrom   seatsView
-	Steps      []stepView
-	First      string // when the first invitations (messages, inbound) go
-	FirstNote  string
-	Clock      string
-	Blockers   []string
-	Warnings   []string
-	Action     string
-	Type       string
-	StepsWords string
+	C         storage.Campaign
+	Verdicts  map[string]int
+	Leads     int
+	SendFrom  seatsView
+	Steps     []stepView
+	First     string // when the first invitations (messages, inbound) go
+	FirstNote string
+	Clock     string
+	Blockers  []string
+	Warnings  []string
+	Action    string
+	Type      string
 }
 
 func (a *App) launchPreview(ctx context.Context, u User, c storage.Campaign) (launchView, error) {

@@ -180,7 +180,7 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		case len(c.AccountIDs) == 1, c.OutreachType == outreach.OutreachInbound && c.AccountIDs[0] == acc.ID:
 			named = append(named, "“"+c.Name+"”") // an inbound campaign writes from its first seat
 		case c.OutreachType == outreach.OutreachInbound: // not its first seat: only people already in touch with it wait
-		case anotherWorking(listedSeats(seats, c.AccountIDs), acc.ID):
+		case anotherWorking(sendingSeatsOf(seats, c.AccountIDs).Seats, acc.ID):
 			beside = append(beside, "“"+c.Name+"”")
 		default:
 			stranded = append(stranded, "“"+c.Name+"”")
@@ -211,17 +211,6 @@ func (a *App) disconnectWords(ctx context.Context, orgID string, acc storage.Lin
 		msg = append(msg, "No active or paused campaign sends from it.")
 	}
 	return append(msg, "Reconnect brings it back."), nil
-}
-
-// listedSeats are the seats of the organization a campaign lists.
-func listedSeats(seats []storage.LinkedInAccount, ids []string) []storage.LinkedInAccount {
-	var out []storage.LinkedInAccount
-	for _, s := range seats {
-		if slices.Contains(ids, s.ID) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func anotherWorking(seats []storage.LinkedInAccount, except string) bool {

@@ -18,7 +18,6 @@ type seatView struct {
 	Badge      string // connected, rate limited, disconnected
 	BadgeClass string // ok, warn, bad
 	Words      string // what the status means for its campaigns
-	ByPerson   bool   // a person disconnected it (not LinkedIn)
 	Added      string // when it was first connected
 	SalesNav   string
 	Next       string // when it may act next
@@ -63,7 +62,6 @@ func seatViewOf(row engine.SeatRow, people map[string]string, now time.Time) sea
 		}
 		s.Words = "Disconnected" + since + ": LinkedIn ended its session. Nothing is sent from it until it is reconnected."
 		if row.DisconnectedBy != nil {
-			s.ByPerson = true
 			s.Words = "Disconnected" + since + " by " + personOf(people, *row.DisconnectedBy) +
 				": outreachd sends nothing from it until it is reconnected."
 		}

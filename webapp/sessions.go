@@ -48,7 +48,7 @@ func (a *Accounts) sessionUser(ctx context.Context, token string, now time.Time,
 		FROM app_sessions s JOIN app_users u ON u.id = s.user_id WHERE s.token_hash = $1`, hash).
 		Scan(&u.ID, &u.OrgID, &u.Email, &u.Role, &u.CreatedAt, &lastSeen, &expires)
 	if err != nil {
-		return Account{}, noRow(err, "session")
+		return Account{}, storage.NotFound(err, "session")
 	}
 	if !now.Before(expires) || now.Sub(lastSeen) > lim.Idle {
 		_ = a.deleteSession(ctx, token)
