@@ -89,14 +89,6 @@ func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c sto
 		a.fail(w, r, err)
 		return
 	}
-	today := a.domainNow().UTC().Truncate(24 * time.Hour)
-	days, err := a.store.DailyAnalytics(ctx, storage.DailyQuery{OrgID: u.OrgID, CampaignID: c.ID,
-		From: today.AddDate(0, 0, -(chartDays - 1)), To: today})
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	d.Chart = activityChart(days)
 	if d.IntakeAt, d.Intake, err = a.store.LiveIntakeToken(ctx, u.OrgID, c.ID); err != nil {
 		a.fail(w, r, err)
 		return
@@ -117,13 +109,21 @@ func (a *App) showCampaign(w http.ResponseWriter, r *http.Request, u User, c sto
 		}
 		v.Unsaved = x.Unsaved
 		d.Builder = &v
-	} else {
+	} else { // a launched campaign: its settings read only, and its daily activity (a draft has none)
 		v, err := a.settings(ctx, u, c)
 		if err != nil {
 			a.fail(w, r, err)
 			return
 		}
 		d.Settings = &v
+		today := a.domainNow().UTC().Truncate(24 * time.Hour)
+		days, err := a.store.DailyAnalytics(ctx, storage.DailyQuery{OrgID: u.OrgID, CampaignID: c.ID,
+			From: today.AddDate(0, 0, -(chartDays - 1)), To: today})
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		d.Chart = activityChart(days)
 	}
 	status := x.Status
 	if status == 0 {
