@@ -109,11 +109,7 @@ func (s *Server) getInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readInboxes(ctx context.Context, accounts []storage.InboxAccount, perAccount int) ([]outreach.InboxChat, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, inboxReadTimeout)
 	defer cancel()
-	ids, providerIDs := make([]string, len(accounts)), make([]string, len(accounts))
-	for i, a := range accounts {
-		ids[i], providerIDs[i] = a.ID, a.ProviderAccountID
-	}
-	return outreach.ReadInboxes(ctx, s.deps.Inbox.ListChats, ids, providerIDs, perAccount)
+	return outreach.ReadInboxes(ctx, s.deps.Inbox.ListChats, accounts, perAccount)
 }
 
 // targetsBody is the body of POST /inbox/stop and, with reason, POST /inbox/block. Entries are

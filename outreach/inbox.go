@@ -39,29 +39,35 @@ type InboxChat struct {
 // ChatLister reads one seat's chats, most recent first (limit <= 0: all).
 type ChatLister func(ctx context.Context, providerAccountID string, limit int) ([]Chat, error)
 
-// ReadInboxes reads the chats of every seat at once (accountIDs[i] is ours, providerIDs[i] the
-// provider's) and merges them: most recent message first, chats without a message last, ties by
-// chat id. It reads every seat or fails: when a seat's read fails it returns that seat's id (ours)
-// and the error, never a silently partial inbox. It does no I/O of its own; list does.
-func ReadInboxes(ctx context.Context, list ChatLister, accountIDs, providerIDs []string, perAccount int) ([]InboxChat, string, error) {
-	lists := make([][]Chat, len(accountIDs))
-	errs := make([]error, len(accountIDs))
+// InboxSeat is a seat whose inbox is read: its id (ours) and the provider's.
+type InboxSeat struct {
+	ID                string // ours (linkedin_accounts.id), what the API shows as account_id
+	ProviderAccountID string // the provider's, what the LinkedIn adapter is asked about
+}
+
+// ReadInboxes reads the chats of every seat at once and merges them: most recent message first,
+// chats without a message last, ties by chat id. It reads every seat or fails: when a seat's read
+// fails it returns that seat's id (ours) and the error, never a silently partial inbox. It does
+// no I/O of its own; list does.
+func ReadInboxes(ctx context.Context, list ChatLister, seats []InboxSeat, perAccount int) ([]InboxChat, string, error) {
+	lists := make([][]Chat, len(seats))
+	errs := make([]error, len(seats))
 	var wg sync.WaitGroup
-	for i := range accountIDs {
+	for i := range seats {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lists[i], errs[i] = list(ctx, providerIDs[i], perAccount)
+			lists[i], errs[i] = list(ctx, seats[i].ProviderAccountID, perAccount)
 		}()
 	}
 	wg.Wait()
 	var out []InboxChat
-	for i, id := range accountIDs {
+	for i, seat := range seats {
 		if errs[i] != nil {
-			return nil, id, errs[i]
+			return nil, seat.ID, errs[i]
 		}
 		for _, c := range lists[i] {
-			out = append(out, InboxChat{AccountID: id, Chat: c})
+			out = append(out, InboxChat{AccountID: seat.ID, Chat: c})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -11,10 +11,7 @@ import (
 )
 
 // InboxAccount is a LinkedIn seat GET /inbox reads live.
-type InboxAccount struct {
-	ID                string // ours (linkedin_accounts.id), what the API shows as account_id
-	ProviderAccountID string // the provider's, what the LinkedIn adapter is asked about
-}
+type InboxAccount = outreach.InboxSeat
 
 // InboxAccounts returns the organization's first n connected LinkedIn accounts, oldest first
 // (the first five). A rate-limited seat can still read its inbox, so it counts;

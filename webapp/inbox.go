@@ -66,16 +66,12 @@ func (a *App) inboxPage(w http.ResponseWriter, r *http.Request, u User) {
 		return
 	}
 	d.Seats = len(seats)
-	ids, providerIDs := make([]string, len(seats)), make([]string, len(seats))
-	for i, s := range seats {
-		ids[i], providerIDs[i] = s.ID, s.ProviderAccountID
-	}
 	perSeat := inboxRows
 	if !all {
 		perSeat = outreach.InboxCampaignScan
 	}
 	rctx, cancel := context.WithTimeout(ctx, inboxTimeout)
-	chats, down, err := outreach.ReadInboxes(rctx, a.deps.Inbox.ListChats, ids, providerIDs, perSeat)
+	chats, down, err := outreach.ReadInboxes(rctx, a.deps.Inbox.ListChats, seats, perSeat)
 	cancel()
 	if err != nil {
 		a.log.Warn("webapp: inbox read failed", "org", u.OrgID, "account", down, "err", err)
