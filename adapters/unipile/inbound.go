@@ -176,7 +176,7 @@ func (in *Inbound) understand(ctx context.Context, ev Event, raw []byte) (outrea
 		if rep, ok := messageReport(msg); ok {
 			hook.Reports = append(hook.Reports, rep)
 		}
-		in.remember(ctx, msg.Member, handleOf(msg.ProfileURL))
+		in.p.learn(ctx, msg.Member, msg.ProfileURL)
 	case EventNewRelation:
 		rel := ev.Relation
 		handle := rel.UserPublicIdentifier
@@ -185,7 +185,7 @@ func (in *Inbound) understand(ctx context.Context, ev Event, raw []byte) (outrea
 		}
 		hook.DedupeKey = "relation:" + rel.AccountID + ":" + rel.UserProviderID
 		hook.Reports = append(hook.Reports, acceptReport(rel.AccountID, rel.UserProviderID, handle, rel.UserFullName, now))
-		in.remember(ctx, rel.UserProviderID, handleOf(handle))
+		in.p.learn(ctx, rel.UserProviderID, handle)
 	case EventAccountStatus:
 		occurrence, err := in.statusOccurrence(ctx, ev.Status.AccountID, ev.Status.Message, now)
 		if err != nil {
@@ -233,14 +233,4 @@ func messageOf(m MessageEvent, owner string, now time.Time) message {
 		}
 	}
 	return msg
-}
-
-// remember keeps a member's handle; a failure only costs a profile view later.
-func (in *Inbound) remember(ctx context.Context, member, handle string) {
-	if member == "" || handle == "" {
-		return
-	}
-	if err := in.inbox.RememberMembers(ctx, []outreach.MemberHandle{{MemberID: member, PublicIdentifier: handle}}); err != nil {
-		in.cfg.Logger.Warn("unipile: remember a member's handle", "err", err)
-	}
 }

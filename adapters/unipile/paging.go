@@ -155,3 +155,17 @@ func (f *Flag) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// sentInvitations walks a seat's pending invitations, page by page (at most MaxPages).
+func (p *Provider) sentInvitations(ctx context.Context, accountID string) iter.Seq2[SentInvitation, error] {
+	return All(ctx, p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[SentInvitation], error) {
+		return p.c.ListSentInvitations(ctx, accountID, ListOptions{Limit: 100, Cursor: cursor})
+	})
+}
+
+// relations walks a seat's relations, newest first, page by page (at most MaxPages).
+func (p *Provider) relations(ctx context.Context, accountID string) iter.Seq2[Relation, error] {
+	return All(ctx, p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[Relation], error) {
+		return p.c.ListRelations(ctx, accountID, ListOptions{Limit: 1000, Cursor: cursor})
+	})
+}

@@ -139,9 +139,7 @@ func (p *Provider) AccountHealth(ctx context.Context, accountID string) (outreac
 		return h, nil
 	}
 	n := 0
-	for _, err := range All(ctx, p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[SentInvitation], error) {
-		return p.c.ListSentInvitations(ctx, accountID, ListOptions{Limit: 100, Cursor: cursor})
-	}) {
+	for _, err := range p.sentInvitations(ctx, accountID) {
 		if err != nil {
 			return outreach.AccountHealth{}, p.portError(ctx, accountID, opRead, err)
 		}

@@ -56,9 +56,7 @@ func (p *Provider) WithdrawInvite(ctx context.Context, accountID, inviteID strin
 
 // pendingInvitation finds the seat's pending invitation to a member among its sent ones.
 func (p *Provider) pendingInvitation(ctx context.Context, accountID, member string) (SentInvitation, bool, error) {
-	for inv, err := range All(ctx, p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[SentInvitation], error) {
-		return p.c.ListSentInvitations(ctx, accountID, ListOptions{Limit: 100, Cursor: cursor})
-	}) {
+	for inv, err := range p.sentInvitations(ctx, accountID) {
 		if err != nil {
 			return SentInvitation{}, false, p.portError(ctx, accountID, opRead, err)
 		}

@@ -25,9 +25,7 @@ func (p *Provider) Relation(ctx context.Context, accountID string, ref outreach.
 	if found {
 		out.InvitationID = inv.ID
 	}
-	for rel, err := range All(ctx, p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[Relation], error) {
-		return p.c.ListRelations(ctx, accountID, ListOptions{Limit: 1000, Cursor: cursor})
-	}) {
+	for rel, err := range p.relations(ctx, accountID) {
 		if err != nil {
 			return out, p.portError(ctx, accountID, opRead, err)
 		}

@@ -20,9 +20,7 @@ import (
 func (s *Sync) acceptances(ctx context.Context, st outreach.SeatSync, since time.Time) ([]outreach.LinkedInReport, []string, error) {
 	var pending []string
 	var members []outreach.MemberHandle
-	for inv, err := range All(ctx, s.p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[SentInvitation], error) {
-		return s.p.c.ListSentInvitations(ctx, st.AccountID, ListOptions{Limit: 100, Cursor: cursor})
-	}) {
+	for inv, err := range s.p.sentInvitations(ctx, st.AccountID) {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -36,9 +34,7 @@ func (s *Sync) acceptances(ctx context.Context, st outreach.SeatSync, since time
 		}
 	}
 	var found []outreach.LinkedInReport
-	for rel, err := range All(ctx, s.p.cfg.MaxPages, func(ctx context.Context, cursor string) (Page[Relation], error) {
-		return s.p.c.ListRelations(ctx, st.AccountID, ListOptions{Limit: 1000, Cursor: cursor})
-	}) {
+	for rel, err := range s.p.relations(ctx, st.AccountID) {
 		if err != nil {
 			return nil, nil, err
 		}
