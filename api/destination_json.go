@@ -67,17 +67,17 @@ func parseNullable(field string, raw json.RawMessage) (*string, error) {
 	return s, nil
 }
 
-// parseRateLimit reads `rate_limit_per_second`: set is false when absent; null (set, nil)
-// removes the limit. Its range is delivery's rule.
-func parseRateLimit(raw json.RawMessage) (n *int, set bool, err error) {
+// parseRateLimit reads `rate_limit_per_second` when it is sent (raw not nil); null removes the
+// limit. Its range is delivery's rule.
+func parseRateLimit(raw json.RawMessage) (n *int, err error) {
 	if raw == nil {
-		return nil, false, nil
+		return nil, nil
 	}
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return nil, false, invalidField("rate_limit_per_second", "must be an integer from %d to %d (attempts per second), or null for no limit",
+		return nil, invalidField("rate_limit_per_second", "must be an integer from %d to %d (attempts per second), or null for no limit",
 			delivery.MinRateLimitPerSecond, delivery.MaxRateLimitPerSecond)
 	}
-	return n, true, nil
+	return n, nil
 }
 
 // destinationInput is a decoded create or update body with its loose fields resolved: the event
@@ -87,8 +87,7 @@ type destinationInput struct {
 	destinationRequest
 	events                 []string
 	secret, token, channel *string
-	rateLimit              *int
-	rateLimitSet           bool
+	rateLimit              *int // rate_limit_per_second, when RateLimit was sent
 }
 
 // destinationBody reads a create or update body; both endpoints refuse the same input alike. On
@@ -115,7 +114,7 @@ func decodeDestination(r *http.Request) (in destinationInput, err error) {
 	if in.token, err = parseNullable("slack_bot_token", in.SlackBotToken); err != nil {
 		return in, err
 	}
-	if in.rateLimit, in.rateLimitSet, err = parseRateLimit(in.RateLimit); err != nil {
+	if in.rateLimit, err = parseRateLimit(in.RateLimit); err != nil {
 		return in, err
 	}
 	in.channel, err = parseNullable("slack_channel", in.SlackChannel)

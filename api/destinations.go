@@ -174,7 +174,7 @@ func (s *Server) patchDestination(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, generated, err := m.Update(r.Context(), d.OrgID, d.ID, delivery.DestinationPatch{Name: in.Name, URL: in.URL, Events: in.events,
-		Filter: in.Filter, SetRateLimit: in.rateLimitSet, RateLimitPerSecond: in.rateLimit, Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
+		Filter: in.Filter, SetRateLimit: in.RateLimit != nil, RateLimitPerSecond: in.rateLimit, Secret: in.secret, SlackBotToken: in.token, SlackChannel: in.channel, Enabled: in.Enabled})
 	if err != nil {
 		s.fail(w, r, err)
 		return
