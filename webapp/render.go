@@ -74,11 +74,8 @@ func (a *App) funcs() template.FuncMap {
 			if actor == nil {
 				return ""
 			}
-			if id, ok := strings.CutPrefix(*actor, "user:"); ok {
-				if e, ok := people[id]; ok {
-					return "by " + e
-				}
-				return "by a former member"
+			if strings.HasPrefix(*actor, "user:") {
+				return "by " + personOf(people, *actor)
 			}
 			if strings.HasPrefix(*actor, "key:") {
 				return "through the API"
