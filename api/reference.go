@@ -29,10 +29,7 @@ func renderReference(doc []byte, publicURL string) ([]byte, error) {
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("docs/openapi.yaml: the document is not a mapping")
 	}
-	r := &refRenderer{doc: root.Content[0], publicURL: publicURL}
-	if publicURL == "" {
-		r.publicURL = "http://127.0.0.1:8080"
-	}
+	r := &refRenderer{doc: root.Content[0], publicURL: publicURL} // an origin: Config.Validate
 	if err := r.page(); err != nil {
 		return nil, err
 	}

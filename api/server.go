@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 
 	"outreachd/delivery"
 	"outreachd/docs"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -59,8 +59,7 @@ func (c *Config) setDefaults() {
 // Validate reports a configuration the API cannot run with: the links it hands out (intake
 // URLs, inbox and reconnect links) are built on PublicURL, so it must be an http(s) origin.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.PublicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if !outreach.IsOrigin(c.PublicURL) {
 		return fmt.Errorf("api: PublicURL %q must be an http(s) origin", c.PublicURL)
 	}
 	if c.RateLimitPerMinute < 1 || c.InboxRateLimitPerMinute < 1 || c.IntakeRateLimitPerMinute < 1 {

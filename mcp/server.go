@@ -37,6 +37,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"outreachd/api"
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -67,7 +68,7 @@ func (c *Config) setDefaults() {
 
 // Validate reports a configuration the server cannot run with.
 func (c Config) Validate() error {
-	if c.PublicURL == "" || !(strings.HasPrefix(c.PublicURL, "http://") || strings.HasPrefix(c.PublicURL, "https://")) {
+	if !outreach.IsOrigin(c.PublicURL) {
 		return fmt.Errorf("mcp: PublicURL %q must be an http(s) origin", c.PublicURL)
 	}
 	if c.RateLimitPerMinute < 1 || c.InboxRateLimitPerMinute < 1 || c.ProposalTTL < time.Minute {

@@ -19,12 +19,12 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"outreachd/outreach"
 	"outreachd/storage"
 )
 
@@ -93,8 +93,7 @@ func (c *Config) setDefaults() {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.PublicURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if !outreach.IsOrigin(c.PublicURL) {
 		return fmt.Errorf("oauth: PublicURL %q must be an http(s) origin", c.PublicURL)
 	}
 	if c.CodeTTL < 0 || c.AccessTTL < 0 || c.RefreshTTL < 0 || c.RegistrationsPerHour < 0 || c.RegistrationsPerAddress < 0 {

@@ -76,4 +76,3 @@ func CopyName(name string, taken func(string) bool) string {
 		}
 	}
 }
-
