@@ -82,31 +82,40 @@ func (a *app) wireEngine(ctx context.Context) error {
 	} else {
 		a.log.Info("simulated LinkedIn: new world", "world", sim.World())
 	}
-	d, err := newDrafter(a.cfg)
-	if err != nil {
-		return err
-	}
-	eng, err := engine.New(a.store, sim, d, clock, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL,
+	if _, err := a.startEngine(sim, clock, engine.Config{
 		// The world's report sequence continues across restarts (it is rebuilt from the journal),
 		// so the poll cursor is the world's.
 		ProviderName:     sim.World(),
 		SimulatedContent: true,
 		ClockSpeed:       clock.Speed(),
-		ActionSpacing:    a.cfg.LinkedInActionSpacing,
-		Traces:           a.cfg.Traces,
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	a.apiDeps.DomainNow = clock.Now
-	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
 	if a.apiDeps.Inbox == nil {
 		a.apiDeps.Inbox = sim
 	}
-	a.workers = append(a.workers, worker{name: "engine", run: eng.Run},
+	a.workers = append(a.workers,
 		worker{name: "simulator clock", run: func(ctx context.Context) error { return a.saveSimClock(ctx, worlds) }})
 	return nil
+}
+
+// startEngine builds the outreach engine on li and clock with cfg plus what every provider's
+// engine shares (PUBLIC_URL, the action spacing, traces, the drafter), answers the API's drafts
+// and replies with it, and runs it as the "engine" worker.
+func (a *app) startEngine(li engine.LinkedIn, clock outreach.Clock, cfg engine.Config) (*engine.Engine, error) {
+	d, err := newDrafter(a.cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.PublicURL, cfg.ActionSpacing, cfg.Traces = a.cfg.PublicURL, a.cfg.LinkedInActionSpacing, a.cfg.Traces
+	eng, err := engine.New(a.store, li, d, clock, a.log, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
+	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
+	return eng, nil
 }
 
 // wireEnrichment adds the enrichment worker: through the organization's LinkedIn seats when a

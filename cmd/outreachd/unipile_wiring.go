@@ -113,19 +113,11 @@ func (a *app) wireUnipileEngine(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := newDrafter(a.cfg)
-	if err != nil {
-		return err
-	}
-	eng, err := engine.New(a.store, prov, d, outreach.SystemClock{}, a.log, engine.Config{
-		PublicURL: a.cfg.PublicURL, ProviderName: unipileProviderName, ActionSpacing: a.cfg.LinkedInActionSpacing,
-		Traces: a.cfg.Traces})
+	eng, err := a.startEngine(prov, outreach.SystemClock{}, engine.Config{ProviderName: unipileProviderName})
 	if err != nil {
 		return err
 	}
 	a.seatEnricher = eng
-	a.apiDeps.Drafts, a.apiDeps.Replies = eng, eng
-	a.workers = append(a.workers, worker{name: "engine", run: eng.Run})
 	return nil
 }
 
