@@ -23,11 +23,17 @@ func (m *Destinations) ForLog(ctx context.Context, orgID, id string) (Destinatio
 // List returns every destination of orgID, oldest first, with the newest attempt of each
 // (absent: never tried).
 func (m *Destinations) List(ctx context.Context, orgID string) ([]Destination, map[string]AttemptLogEntry, error) {
-	list, err := m.store.ListDestinations(ctx, orgID)
+	return m.store.DestinationsWithLastAttempts(ctx, orgID)
+}
+
+// DestinationsWithLastAttempts returns every destination of orgID, oldest first, with the
+// newest attempt of each (absent: never tried).
+func (s *Store) DestinationsWithLastAttempts(ctx context.Context, orgID string) ([]Destination, map[string]AttemptLogEntry, error) {
+	list, err := s.ListDestinations(ctx, orgID)
 	if err != nil {
 		return nil, nil, err
 	}
-	last, err := m.store.LastAttempts(ctx, orgID, IDs(list))
+	last, err := s.LastAttempts(ctx, orgID, IDs(list))
 	if err != nil {
 		return nil, nil, err
 	}

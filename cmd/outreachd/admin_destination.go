@@ -170,11 +170,7 @@ func adminDestinationList(ctx context.Context, env *adminEnv, fs *flag.FlagSet, 
 	if _, err := env.store.GetOrg(ctx, *org); err != nil {
 		return nil, err
 	}
-	list, err := env.deliveries.ListDestinations(ctx, *org)
-	if err != nil {
-		return nil, err
-	}
-	last, err := env.deliveries.LastAttempts(ctx, *org, delivery.IDs(list))
+	list, last, err := env.deliveries.DestinationsWithLastAttempts(ctx, *org)
 	if err != nil {
 		return nil, err
 	}
