@@ -126,7 +126,7 @@ func scaleOnce(bin, base string, o options, recv *receiver, n int, withDestinati
 	if withDestination {
 		r.expected = calls * 100
 	}
-	if err := pushSpread(ctx, clients, o.clients, camp, "scale-"+db.name, calls); err != nil {
+	if err := pushSpread(ctx, clients, o.clients, camp, "scale-"+db.name, calls*100); err != nil {
 		return r, err
 	}
 	if withDestination {
@@ -283,8 +283,10 @@ func scaleSetUp(bin string, db *database, recv *receiver, n int, withDestination
 	return srvs, clients, nil
 }
 
-// pushSpread makes calls 100-lead pushes to camp from pushers goroutines, spread over clients.
-func pushSpread(ctx context.Context, clients []*bench.Client, pushers int, camp, prefix string, calls int) error {
+// pushSpread pushes leads new leads (one prospect_added event each; their handles start with
+// prefix) to camp in 100-lead calls from pushers goroutines, spread over clients.
+func pushSpread(ctx context.Context, clients []*bench.Client, pushers int, camp, prefix string, leads int) error {
+	calls := (leads + 99) / 100
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	for w := range pushers {
@@ -295,7 +297,7 @@ func pushSpread(ctx context.Context, clients []*bench.Client, pushers int, camp,
 				if i >= calls {
 					return
 				}
-				if err := c.PushLeads(ctx, camp, prefix, i*100, 100); err != nil {
+				if err := c.PushLeads(ctx, camp, prefix, i*100, min(100, leads-i*100)); err != nil {
 					failed.Add(1)
 				}
 			}

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -108,7 +105,7 @@ func runThrottle(bin, base string, recv *receiver, o options) (string, error) {
 			return "", err
 		}
 		started := time.Now()
-		if err := pushBurst(ctx, client, campaign, prefix, o.throttleBurst, o.clients); err != nil {
+		if err := pushSpread(ctx, []*bench.Client{client}, o.clients, campaign, prefix, o.throttleBurst); err != nil {
 			return "", err
 		}
 		dests := []string{"free"} // the first burst's second destination is the first's twin
@@ -134,34 +131,6 @@ func runThrottle(bin, base string, recv *receiver, o options) (string, error) {
 		}
 	}
 	return renderThrottle(rows, o), nil
-}
-
-// pushBurst pushes events new leads (one prospect_added event each; their handles start with
-// prefix) to campaign in 100-lead calls from clients concurrent pushers.
-func pushBurst(ctx context.Context, client *bench.Client, campaign, prefix string, events, clients int) error {
-	calls := (events + 99) / 100
-	var next atomic.Int64
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for {
-				c := int(next.Add(1)) - 1
-				if c >= calls {
-					return
-				}
-				n := min(100, events-c*100)
-				if err := client.PushLeads(ctx, campaign, prefix, c*100, n); err != nil {
-					mu.Lock()
-					first = cmp.Or(first, err)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
 }
 
 // renderThrottle writes the phase's figures as one paragraph (the section sits in a reference
