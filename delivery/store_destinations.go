@@ -3,7 +3,6 @@ package delivery
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -133,7 +132,7 @@ func (s *Store) CreateDestination(ctx context.Context, d Destination) (Destinati
 		return ensureThrottle(ctx, tx, out)
 	})
 	if err != nil {
-		return Destination{}, wrapUnlessClient("create destination", err)
+		return Destination{}, outreach.WrapServerErr(err, "create destination")
 	}
 	return out, nil
 }
@@ -209,18 +208,9 @@ func (s *Store) UpdateDestination(ctx context.Context, orgID, id string, change 
 		return ensureThrottle(ctx, tx, out)
 	})
 	if err != nil {
-		return Destination{}, wrapUnlessClient("update destination", err)
+		return Destination{}, outreach.WrapServerErr(err, "update destination")
 	}
 	return out, nil
-}
-
-// wrapUnlessClient adds context to a failure, but leaves an error the client must fix (bad input,
-// a destination that is not there) as it is: its message is what the client reads.
-func wrapUnlessClient(what string, err error) error {
-	if errors.Is(err, outreach.ErrInvalid) || errors.Is(err, outreach.ErrNotFound) {
-		return err
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }
 
 // DeleteDestination deletes a destination for its users: it disappears from every list and

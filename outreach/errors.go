@@ -109,3 +109,15 @@ func NotFound(format string, args ...any) error {
 // delivery, its attempts and payload older than the retention period): 410, with a message that
 // names what is gone and since when.
 var ErrPastRetention = errors.New("past the retention period")
+
+// WrapServerErr says what was being done around an error of the server's (a database failure),
+// and leaves a client's error (invalid input or filters, not found, a conflict) as it is, so
+// that its message reaches the client unchanged.
+func WrapServerErr(err error, what string) error {
+	for _, sentinel := range []error{ErrInvalid, ErrInvalidFilters, ErrNotFound, ErrConflict} {
+		if errors.Is(err, sentinel) {
+			return err
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

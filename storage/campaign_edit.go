@@ -35,7 +35,7 @@ func (s *Store) UpdateDraftCampaign(ctx context.Context, orgID, id string,
 		return updateCampaign(ctx, tx, id, in, merged)
 	})
 	if err != nil {
-		return Campaign{}, wrapServerErr(err, "update campaign")
+		return Campaign{}, outreach.WrapServerErr(err, "update campaign")
 	}
 	return s.GetCampaign(ctx, orgID, id)
 }

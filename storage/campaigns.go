@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -111,7 +110,7 @@ func (s *Store) CreateCampaign(ctx context.Context, orgID string, in NewCampaign
 		return err
 	})
 	if err != nil {
-		return Campaign{}, wrapServerErr(err, "create campaign")
+		return Campaign{}, outreach.WrapServerErr(err, "create campaign")
 	}
 	return c, nil
 }
@@ -279,7 +278,7 @@ func (s *Store) DuplicateCampaign(ctx context.Context, orgID, id string) (Campai
 		return err
 	})
 	if err != nil {
-		return Campaign{}, wrapServerErr(err, "duplicate campaign")
+		return Campaign{}, outreach.WrapServerErr(err, "duplicate campaign")
 	}
 	return c, nil
 }
@@ -336,7 +335,7 @@ func (s *Store) SetCampaignStatus(ctx context.Context, campaignID string, status
 		return nil
 	})
 	if err != nil {
-		return Campaign{}, wrapServerErr(err, "set campaign status")
+		return Campaign{}, outreach.WrapServerErr(err, "set campaign status")
 	}
 	return c, nil
 }
@@ -384,15 +383,4 @@ func fillCampaignStats(ctx context.Context, tx *Tx) error {
 		c.Stats = st
 	}
 	return nil
-}
-
-// wrapServerErr adds context to server faults only: a client error already names its problem in
-// words the API shows as they are.
-func wrapServerErr(err error, what string) error {
-	for _, sentinel := range []error{outreach.ErrInvalid, outreach.ErrInvalidFilters, outreach.ErrNotFound, outreach.ErrConflict} {
-		if errors.Is(err, sentinel) {
-			return err
-		}
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }

@@ -176,7 +176,7 @@ func (s *Store) SetProspectOutcome(ctx context.Context, orgID, id string, outcom
 		return nil
 	})
 	if err != nil {
-		return "", wrapServerErr(err, fmt.Sprintf("mark outcome %s on prospect %s", outcome, id))
+		return "", outreach.WrapServerErr(err, fmt.Sprintf("mark outcome %s on prospect %s", outcome, id))
 	}
 	return applied, nil
 }
