@@ -245,12 +245,10 @@ func (a *App) importPage(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, err)
 		return
 	}
-	v := importView{C: c, I: imp, Page: 1}
-	if p := r.URL.Query().Get("page"); p != "" {
-		if v.Page, err = strconv.Atoi(p); err != nil || v.Page < 1 || v.Page > 1000 {
-			a.fail(w, r, outreach.Invalidf("page %q is not a page number", p))
-			return
-		}
+	v := importView{C: c, I: imp}
+	if v.Page, err = pageParam(r.URL.Query(), 1000); err != nil {
+		a.fail(w, r, err)
+		return
 	}
 	if imp.Received > 0 {
 		v.Percent = imp.Processed * 100 / imp.Received
@@ -259,7 +257,7 @@ func (a *App) importPage(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, err)
 		return
 	}
-	v.Pages = max(1, (v.Total+problemsPerPage-1)/problemsPerPage)
+	v.Pages = pageCount(v.Total, problemsPerPage)
 	vw := view{Title: "Import of " + imp.FileName, Nav: "campaigns", D: v}
 	if imp.Status == ImportRunning {
 		vw.Refresh = 2

@@ -3,6 +3,7 @@ package webapp
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"outreachd/outreach"
@@ -40,7 +41,7 @@ func (a *App) leadsPage(w http.ResponseWriter, r *http.Request, u User) {
 		return
 	}
 	q := r.URL.Query()
-	v := leadsView{C: c, Verdict: q.Get("verdict"), Page: 1}
+	v := leadsView{C: c, Verdict: q.Get("verdict")}
 	known := false
 	for _, f := range verdictFilters {
 		known = known || f == v.Verdict
@@ -49,15 +50,11 @@ func (a *App) leadsPage(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, outreach.Invalidf("verdict %q is not one of pending, accepted, rejected", v.Verdict))
 		return
 	}
-	if p := q.Get("page"); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 100_000 {
-			a.fail(w, r, outreach.Invalidf("page %q is not a page number", p))
-			return
-		}
-		v.Page = n
-	}
 	var err error
+	if v.Page, err = pageParam(q, 100_000); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	v.Leads, v.Total, err = a.leadRows(r.Context(), u, c, storage.LeadQuery{Source: "all", Verdict: v.Verdict,
 		Limit: leadsPerPage, Offset: (v.Page - 1) * leadsPerPage})
 	if err != nil {
@@ -68,7 +65,7 @@ func (a *App) leadsPage(w http.ResponseWriter, r *http.Request, u User) {
 		a.fail(w, r, err)
 		return
 	}
-	v.Pages = max(1, (v.Total+leadsPerPage-1)/leadsPerPage)
+	v.Pages = pageCount(v.Total, leadsPerPage)
 	a.render(w, r, http.StatusOK, "leads", view{Title: "Leads of " + c.Name, Nav: "campaigns", D: v})
 }
 
@@ -84,3 +81,20 @@ func (a *App) leadRows(ctx context.Context, u User, c storage.Campaign, q storag
 	}
 	return rows, total, nil
 }
+
+// pageParam is the page number a list's ?page= asks for, 1 when absent; a value that is not a
+// number from 1 to last is refused.
+func pageParam(q url.Values, last int) (int, error) {
+	p := q.Get("page")
+	if p == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > last {
+		return 0, outreach.Invalidf("page %q is not a page number", p)
+	}
+	return n, nil
+}
+
+// pageCount is how many pages of per rows total rows fill; at least one.
+func pageCount(total, per int) int { return max(1, (total+per-1)/per) }
