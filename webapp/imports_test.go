@@ -191,4 +191,9 @@ func TestImportProgressPage(t *testing.T) {
 	if p := c.get("/app/campaigns/" + camp.ID + "/imports/imp_nope"); p.Status != http.StatusNotFound {
 		t.Fatalf("an unknown import: %d", p.Status)
 	}
+	for _, path := range []string{"/imports/" + imp.ID + "?page=0", "/imports/" + imp.ID + "?page=1001", "/leads?page=x"} {
+		if p := c.get("/app/campaigns/" + camp.ID + path); p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "is not a page number") {
+			t.Errorf("%s: %d, want 400 saying it is not a page number", path, p.Status)
+		}
+	}
 }
