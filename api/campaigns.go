@@ -125,12 +125,8 @@ func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createCampaign(w http.ResponseWriter, r *http.Request) {
-	if !requireWrite(w, r) {
-		return
-	}
-	req, err := decodeCampaignRequest(r)
-	if err != nil {
-		s.fail(w, r, err)
+	var req outreach.CampaignRequest
+	if !s.decodeWrite(w, r, &req) {
 		return
 	}
 	in, stripped, err := req.Create()
@@ -156,8 +152,8 @@ func (s *Server) patchCampaign(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := decodeCampaignRequest(r)
-	if err != nil {
+	var req outreach.CampaignRequest
+	if err := decodeJSON(r, &req); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -173,14 +169,6 @@ func (s *Server) patchCampaign(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answerCampaignWrite(w, c, stripped)
-}
-
-// decodeCampaignRequest reads the body of POST /campaigns and PATCH /campaigns/{id}: one JSON
-// object, no unknown keys at any level.
-func decodeCampaignRequest(r *http.Request) (outreach.CampaignRequest, error) {
-	var req outreach.CampaignRequest
-	err := decodeJSON(r, &req)
-	return req, err
 }
 
 // answerCampaignWrite answers a create or an edit: the campaign and the attachments removed.
