@@ -3,7 +3,6 @@ package webapp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -29,12 +28,9 @@ func (a *App) builderRoutes(sub *mux.Router) {
 // filters as the campaign's own, and the invitation as its first step.
 func (a *App) newForm(ctx context.Context, orgID string) (builderForm, error) {
 	in := outreach.NewCampaignSettings()
-	org, err := a.store.GetOrg(ctx, orgID)
-	if err != nil {
+	var err error
+	if in.HardFilters, err = a.orgDefaultFilters(ctx, orgID); err != nil {
 		return builderForm{}, err
-	}
-	if in.HardFilters, err = outreach.ParseHardFilters(org.DefaultFilters); err != nil {
-		return builderForm{}, fmt.Errorf("default filters of %s: %v", orgID, err)
 	}
 	f := builderFormOf(in)
 	f.Steps = []stepForm{f.newStep()}

@@ -194,15 +194,24 @@ func leadLabel(p outreach.VariablePerson) string {
 	return out
 }
 
-// orgDefaultsInWords says the organization's default filters, which every save merges in.
-func (a *App) orgDefaultsInWords(ctx context.Context, orgID string) ([]string, error) {
+// orgDefaultFilters are the organization's default filters, which every save merges in.
+func (a *App) orgDefaultFilters(ctx context.Context, orgID string) (outreach.HardFilters, error) {
 	org, err := a.store.GetOrg(ctx, orgID)
 	if err != nil {
-		return nil, err
+		return outreach.HardFilters{}, err
 	}
 	f, err := outreach.ParseHardFilters(org.DefaultFilters)
 	if err != nil {
-		return nil, fmt.Errorf("default filters of %s: %v", orgID, err)
+		return outreach.HardFilters{}, fmt.Errorf("default filters of %s: %v", orgID, err)
+	}
+	return f, nil
+}
+
+// orgDefaultsInWords says the organization's default filters.
+func (a *App) orgDefaultsInWords(ctx context.Context, orgID string) ([]string, error) {
+	f, err := a.orgDefaultFilters(ctx, orgID)
+	if err != nil {
+		return nil, err
 	}
 	return filtersInWords(f), nil
 }
